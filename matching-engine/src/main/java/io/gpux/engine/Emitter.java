@@ -1,0 +1,181 @@
+package io.gpux.engine;
+
+import io.gpux.engine.book.Order;
+import io.gpux.engine.command.Command;
+import io.gpux.engine.event.CancelReason;
+import io.gpux.engine.event.EndReason;
+import io.gpux.engine.event.Event;
+import io.gpux.engine.event.EventSink;
+import io.gpux.engine.event.EventType;
+import io.gpux.engine.event.NoticeReason;
+import io.gpux.engine.event.RejectReason;
+import io.gpux.engine.lease.Lease;
+
+/** Builds each event in one reused flyweight and hands it to the sink, numbering them. */
+final class Emitter
+{
+    private final Event event = new Event();
+    private EventSink sink;
+    private long sequence;
+    /** The time events are stamped with: the command's, or a firing timer's due time. */
+    long now;
+
+    Emitter(final EventSink sink)
+    {
+        this.sink = sink;
+    }
+
+    void sink(final EventSink sink)
+    {
+        this.sink = sink;
+    }
+
+    long sequence()
+    {
+        return sequence;
+    }
+
+    void sequence(final long value)
+    {
+        sequence = value;
+    }
+
+    Event begin(final EventType type)
+    {
+        final Event e = event;
+        e.type = type;
+        e.timeMs = now;
+        e.sequence = ++sequence;
+        return e;
+    }
+
+    void emit()
+    {
+        sink.onEvent(event);
+    }
+
+    void rejected(final Command cmd, final RejectReason reason)
+    {
+        final Event e = begin(EventType.REJECTED);
+        e.command = cmd.type;
+        e.rejectReason = reason;
+        e.orderId = cmd.orderId;
+        e.accountId = cmd.accountId;
+        e.marketId = cmd.marketId;
+        e.machineId = cmd.machineId;
+        e.leaseId = cmd.leaseId;
+        e.namesMarket = cmd.hasMarket;
+        emit();
+    }
+
+    void accepted(final Order order)
+    {
+        final Event e = begin(EventType.ACCEPTED);
+        e.orderId = order.clientOrderId;
+        e.accountId = order.account.id;
+        emit();
+    }
+
+    void cancelled(final Order order, final CancelReason reason, final int remaining)
+    {
+        final Event e = begin(EventType.CANCELLED);
+        e.orderId = order.clientOrderId;
+        e.accountId = order.account.id;
+        e.cancelReason = reason;
+        e.remaining = remaining;
+        emit();
+    }
+
+    void fill(
+        final long orderId, final long accountId, final long counterOrderId, final Lease lease, final int gpus,
+        final long price, final long preempts)
+    {
+        final Event e = begin(EventType.FILL);
+        e.orderId = orderId;
+        e.accountId = accountId;
+        e.counterOrderId = counterOrderId;
+        e.leaseId = lease.id;
+        e.gpus = gpus;
+        e.price = price;
+        e.preemptsLeaseId = preempts;
+        emit();
+    }
+
+    void trade(final long marketId, final int gpus, final long price)
+    {
+        final Event e = begin(EventType.TRADE);
+        e.marketId = marketId;
+        e.gpus = gpus;
+        e.price = price;
+        emit();
+    }
+
+    void leaseStarted(final Lease lease)
+    {
+        final Event e = begin(EventType.LEASE_STARTED);
+        e.leaseId = lease.id;
+        e.renterId = lease.renter.id;
+        e.ownerId = lease.owner.id;
+        e.machineId = lease.machine.id;
+        e.marketId = lease.market.id;
+        e.gpus = lease.gpus;
+        e.price = lease.price;
+        emit();
+    }
+
+    void notice(final Lease lease, final NoticeReason reason, final long effectiveMs)
+    {
+        final Event e = begin(EventType.PREEMPT_NOTICE);
+        e.leaseId = lease.id;
+        e.noticeReason = reason;
+        e.effectiveMs = effectiveMs;
+        e.accountId = lease.renter.id;
+        emit();
+    }
+
+    void leaseEnded(final Lease lease, final EndReason reason)
+    {
+        final Event e = begin(EventType.LEASE_ENDED);
+        e.leaseId = lease.id;
+        e.endReason = reason;
+        e.cost = lease.totalCost;
+        e.fee = lease.totalFee;
+        e.renterId = lease.renter.id;
+        e.ownerId = lease.owner.id;
+        emit();
+    }
+
+    void settled(final Lease lease, final long charge, final long fee, final int period, final long ms)
+    {
+        final Event e = begin(EventType.SETTLED);
+        e.leaseId = lease.id;
+        e.charge = charge;
+        e.fee = fee;
+        e.period = period;
+        e.ms = ms;
+        e.renterId = lease.renter.id;
+        e.ownerId = lease.owner.id;
+        emit();
+    }
+
+    void balance(final long accountId, final long balance, final long available)
+    {
+        final Event e = begin(EventType.BALANCE);
+        e.accountId = accountId;
+        e.balance = balance;
+        e.available = available;
+        emit();
+    }
+
+    void machine(final EventType type, final long machineId)
+    {
+        final Event e = begin(type);
+        e.machineId = machineId;
+        emit();
+    }
+
+    Event bookEvent()
+    {
+        return begin(EventType.BOOK);
+    }
+}

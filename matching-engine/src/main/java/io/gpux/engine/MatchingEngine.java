@@ -1,0 +1,210 @@
+package io.gpux.engine;
+
+import io.gpux.engine.book.OrderPool;
+import io.gpux.engine.command.Command;
+import io.gpux.engine.event.EventSink;
+import io.gpux.engine.funds.Account;
+import io.gpux.engine.lease.Lease;
+import io.gpux.engine.machine.Machine;
+import io.gpux.engine.market.Market;
+import io.gpux.engine.timer.Timer;
+import io.gpux.engine.timer.TimerQueue;
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * The gpux matching engine: a single-threaded, deterministic state machine implementing the market
+ * rulebook. Commands in through {@link #apply(Command)}, events out through an {@link EventSink}.
+ * It reads no clock and no randomness and does no I/O: time comes in on commands.
+ *
+ * <p>Before a command is applied, every timer due at or before its time fires, in due-time then
+ * creation order, stamping its events with its due time; after it, the timers it made due at once
+ * (a zero grace period) fire.
+ */
+public final class MatchingEngine
+{
+    public static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
+    public static final long DEFAULT_HEARTBEAT_TIMEOUT_MS = 15_000;
+
+    final Long2ObjectHashMap<Market> markets = new Long2ObjectHashMap<>();
+    final Long2ObjectHashMap<Account> accounts = new Long2ObjectHashMap<>();
+    final Long2ObjectHashMap<Machine> machines = new Long2ObjectHashMap<>();
+    final Long2ObjectHashMap<Lease> leases = new Long2ObjectHashMap<>();
+    final OrderPool orders = new OrderPool();
+    final TimerQueue timers = new TimerQueue();
+    final Emitter out;
+
+    long heartbeatIntervalMs = DEFAULT_HEARTBEAT_INTERVAL_MS;
+    long heartbeatTimeoutMs = DEFAULT_HEARTBEAT_TIMEOUT_MS;
+    long prioritySeq;
+    long nextLeaseId = 1;
+    /** Fees collected: the exchange's own account. */
+    long exchangeFees;
+    long lastCommandTime = Long.MIN_VALUE;
+    long commandCount;
+
+    final Funds funds;
+    final Matcher matcher;
+    final Preemptor preemptor;
+    final LeaseLifecycle leaseLifecycle;
+    final MachineMonitor machineMonitor;
+    final OrderEntry orderEntry;
+    final Admin admin;
+
+    public MatchingEngine(final EventSink sink)
+    {
+        out = new Emitter(sink);
+        funds = new Funds(this);
+        leaseLifecycle = new LeaseLifecycle(this);
+        matcher = new Matcher(this);
+        preemptor = new Preemptor(this);
+        machineMonitor = new MachineMonitor(this);
+        orderEntry = new OrderEntry(this);
+        admin = new Admin(this);
+    }
+
+    /** Replaces the event sink (e.g. to suppress output while recovering). */
+    public void sink(final EventSink sink)
+    {
+        out.sink(sink);
+    }
+
+    /** Applies one command: fires due timers, applies it, fires the timers it made due at once. */
+    public void apply(final Command cmd)
+    {
+        final long time = Math.max(cmd.timeMs, lastCommandTime);
+        fireTimers(time);
+        out.now = time;
+        lastCommandTime = time;
+        commandCount++;
+        switch (cmd.type)
+        {
+            case ASK -> orderEntry.ask(cmd);
+            case BID -> orderEntry.bid(cmd);
+            case CANCEL -> orderEntry.cancel(cmd);
+            case REPLACE -> orderEntry.replace(cmd);
+            case MASS_CANCEL -> orderEntry.massCancel(cmd);
+            case RELEASE -> leaseLifecycle.release(cmd);
+            case HEARTBEAT -> machineMonitor.heartbeat(cmd);
+            case TICK ->
+            {
+            }
+            case MARKET -> admin.market(cmd);
+            case CONFIG -> admin.config(cmd);
+            case ACCOUNT -> admin.account(cmd);
+            case DEPOSIT -> admin.deposit(cmd);
+            case MACHINE -> admin.machine(cmd);
+            case HALT -> admin.halt(cmd);
+            case RESUME -> admin.resume(cmd);
+            case BOOK -> admin.book(cmd);
+            default -> throw new IllegalArgumentException("unknown command " + cmd.type);
+        }
+        fireTimers(time);
+        out.now = time;
+    }
+
+    private void fireTimers(final long upTo)
+    {
+        Timer t;
+        while ((t = timers.peek()) != null && t.dueMs <= upTo)
+        {
+            timers.poll();
+            out.now = t.dueMs;
+            final Object target = t.target;
+            final int kind = t.kind;
+            timers.recycle(t);
+            switch (kind)
+            {
+                case Timer.LEASE_NOTICE -> leaseLifecycle.onNoticeEffective((Lease)target);
+                case Timer.LEASE_EXPIRY -> leaseLifecycle.onExpiry((Lease)target);
+                case Timer.LEASE_PERIOD -> leaseLifecycle.onPeriodEnd((Lease)target);
+                case Timer.MACHINE_TIMEOUT -> machineMonitor.onTimeout((Machine)target);
+                case Timer.MACHINE_BIRTHDAY -> machineMonitor.onBirthday((Machine)target);
+                case Timer.MACHINE_DAY -> machineMonitor.onDayBoundary((Machine)target);
+                default -> throw new IllegalStateException("timer kind " + kind);
+            }
+        }
+    }
+
+    /** A timer due no earlier than now. */
+    Timer schedule(final long dueMs, final int kind, final Object target)
+    {
+        return timers.schedule(Math.max(dueMs, out.now), kind, target);
+    }
+
+    long nextPriority()
+    {
+        return ++prioritySeq;
+    }
+
+    /** 64-bit hash over a canonical walk of the whole state. */
+    public long stateHash()
+    {
+        return new StateWalker(this).hash();
+    }
+
+    public long eventSequence()
+    {
+        return out.sequence();
+    }
+
+    public long commandCount()
+    {
+        return commandCount;
+    }
+
+    /** Total of every balance plus fees collected: what deposits put in (money conservation). */
+    public long totalMoney()
+    {
+        long total = exchangeFees;
+        for (final Account a : accounts.values())
+        {
+            total += a.balance;
+        }
+        return total;
+    }
+
+    public long exchangeFees()
+    {
+        return exchangeFees;
+    }
+
+    public Account account(final long id)
+    {
+        return accounts.get(id);
+    }
+
+    public Market market(final long id)
+    {
+        return markets.get(id);
+    }
+
+    public Machine machine(final long id)
+    {
+        return machines.get(id);
+    }
+
+    public Lease lease(final long id)
+    {
+        return leases.get(id);
+    }
+
+    public Iterable<Machine> machines()
+    {
+        return machines.values();
+    }
+
+    public Iterable<Lease> leases()
+    {
+        return leases.values();
+    }
+
+    public Iterable<Account> accounts()
+    {
+        return accounts.values();
+    }
+
+    public Iterable<Market> markets()
+    {
+        return markets.values();
+    }
+}

@@ -1,0 +1,130 @@
+package io.gpux.engine;
+
+import io.gpux.engine.book.BookSide;
+import io.gpux.engine.book.Order;
+import io.gpux.engine.book.PriceLevel;
+import io.gpux.engine.funds.Account;
+import io.gpux.engine.hash.StateHasher;
+import io.gpux.engine.lease.Lease;
+import io.gpux.engine.machine.Machine;
+import io.gpux.engine.market.Market;
+import io.gpux.engine.timer.Timer;
+
+import java.util.Arrays;
+import java.util.Comparator;
+
+/**
+ * Walks the whole engine state in a canonical order (ids ascending, books best first, lists in
+ * their order) and hashes every value that can affect a future event. Two engines with equal state
+ * agree; any difference changes the hash.
+ */
+final class StateWalker
+{
+    private final MatchingEngine engine;
+    private final StateHasher h = new StateHasher();
+
+    StateWalker(final MatchingEngine engine)
+    {
+        this.engine = engine;
+    }
+
+    long hash()
+    {
+        h.add(engine.heartbeatIntervalMs).add(engine.heartbeatTimeoutMs).add(engine.prioritySeq)
+            .add(engine.nextLeaseId).add(engine.exchangeFees).add(engine.lastCommandTime);
+        final Market[] markets = engine.markets.values().toArray(new Market[0]);
+        Arrays.sort(markets, Comparator.comparingLong(m -> m.id));
+        for (final Market m : markets)
+        {
+            h.add(m.id).str(m.name).add(m.tick).bool(m.preemption).add(m.graceMs).add(m.minIncrement)
+                .add(m.feeBps).add(m.prepayMs).add(m.maxGpusPerOrder).bool(m.halted);
+            side(m.bids);
+            side(m.asks);
+            for (int i = 0; i < m.preemptible.levelCount(); i++)
+            {
+                for (Lease l = m.preemptible.firstAt(i); l != null; l = l.nextInIndex())
+                {
+                    h.add(l.id);
+                }
+                h.add(-2);
+            }
+        }
+        final Account[] accounts = engine.accounts.values().toArray(new Account[0]);
+        Arrays.sort(accounts, Comparator.comparingLong(a -> a.id));
+        for (final Account a : accounts)
+        {
+            h.add(a.id).str(a.name).add(a.roles).add(a.balance).add(a.held);
+            for (Order o = a.firstOpen; o != null; o = o.accountNext)
+            {
+                order(o);
+            }
+            h.add(-3);
+        }
+        final Machine[] machines = engine.machines.values().toArray(new Machine[0]);
+        Arrays.sort(machines, Comparator.comparingLong(m -> m.id));
+        for (final Machine m : machines)
+        {
+            h.add(m.id).str(m.name).add(m.owner.id).add(m.market.id).add(m.gpus).add(m.regionId).add(m.vramGb)
+                .add(m.interconnectId).add(m.registeredAt).bool(m.online).add(m.lastHeartbeat).add(m.offered)
+                .add(m.leased).add(m.relNum).add(m.relDen);
+            m.reliability.hash(h);
+            for (Order o = m.firstAsk; o != null; o = o.machineNext)
+            {
+                h.add(o.uid);
+            }
+            for (Lease l = m.firstLease; l != null; l = l.machineNext)
+            {
+                h.add(l.id);
+            }
+            h.add(-4);
+        }
+        final Lease[] leases = engine.leases.values().toArray(new Lease[0]);
+        Arrays.sort(leases, Comparator.comparingLong(l -> l.id));
+        for (final Lease l : leases)
+        {
+            h.add(l.id).add(l.state).add(l.renter.id).add(l.owner.id).add(l.machine.id).add(l.gpus).add(l.price)
+                .add(l.startMs).add(l.maxDurationMs).add(l.settledMs).add(l.totalCost).add(l.totalFee).add(l.hold)
+                .add(l.notice == null ? -1 : l.notice.ordinal()).add(l.effectiveMs)
+                .add(l.successor == null ? 0 : l.successor.id).add(l.successorGpus).add(l.waitingSources);
+            for (int i = 0; i < l.sourceCount; i++)
+            {
+                h.add(l.sourceAskUid[i]).add(l.sourceAskOrderId[i]).add(l.sourceGpus[i])
+                    .add(l.sourceVictim[i] == null ? 0 : l.sourceVictim[i].id);
+            }
+        }
+        for (final Timer t : engine.timers.sorted())
+        {
+            h.add(t.dueMs).add(t.kind);
+            if (t.target instanceof Lease l)
+            {
+                h.add(l.id);
+            }
+            else if (t.target instanceof Machine m)
+            {
+                h.add(m.id);
+            }
+        }
+        return h.hash();
+    }
+
+    private void side(final BookSide side)
+    {
+        for (int i = 0; i < side.levelCount(); i++)
+        {
+            final PriceLevel level = side.level(i);
+            h.add(level.price()).add(level.gpus());
+            for (Order o = level.head(); o != null; o = o.nextInLevel())
+            {
+                h.add(o.uid);
+            }
+        }
+        h.add(-5);
+    }
+
+    private void order(final Order o)
+    {
+        h.add(o.uid).bool(o.bid).add(o.market.id).add(o.machine == null ? 0 : o.machine.id).add(o.clientOrderId)
+            .add(o.price).add(o.openGpus).add(o.tif.ordinal()).bool(o.postOnly).bool(o.gang)
+            .add(o.minReliabilityPpb).add(o.regionId).add(o.maxDurationMs).add(o.priority).add(o.acceptSeq).add(o.hold);
+    }
+}

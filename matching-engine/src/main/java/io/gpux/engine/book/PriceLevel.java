@@ -1,0 +1,26 @@
+package io.gpux.engine.book;
+
+/** The orders at one price, oldest priority first: an intrusive doubly linked list. */
+public final class PriceLevel
+{
+    long price;
+    Order head;
+    Order tail;
+    long gpus;
+
+    public long price()
+    {
+        return price;
+    }
+
+    public Order head()
+    {
+        return head;
+    }
+
+    /** Open GPUs of all orders at this level. */
+    public long gpus()
+    {
+        return gpus;
+    }
+}

@@ -1,0 +1,132 @@
+package io.gpux.engine.command;
+
+/**
+ * One command, a mutable flyweight filled in place (by a scenario parser, a ring buffer translator or
+ * a journal reader) and applied by the engine. Identifiers are numeric: the edge (gateway, scenario
+ * parser) maps names to ids and back; the registration commands also carry the name.
+ *
+ * <p>Optional numeric fields use {@link #ABSENT}.
+ */
+public final class Command
+{
+    public static final long ABSENT = Long.MIN_VALUE;
+    public static final long NONE = 0;
+
+    public CommandType type;
+    /** Exchange time at acceptance, epoch ms (stamped by the sequencer). */
+    public long timeMs;
+
+    public long marketId;
+    public long accountId;
+    public long machineId;
+    public long orderId;
+    public long leaseId;
+    /** Registration name of the market, account or machine being created. */
+    public String name;
+
+    public long price = ABSENT;
+    public int gpus = Integer.MIN_VALUE;
+    public TimeInForce tif = TimeInForce.GTC;
+    public boolean postOnly;
+    public boolean gang;
+    public boolean reclaim;
+    /** Parts per billion (1.0 = 1_000_000_000), or ABSENT. */
+    public long minReliabilityPpb = ABSENT;
+    /** Region code, or NONE. */
+    public long regionId = NONE;
+    public long maxDurationMs = ABSENT;
+
+    /** MARKET parameters. */
+    public long tick = ABSENT;
+    public int preemption = -1;
+    public long graceMs = ABSENT;
+    public long minIncrement = ABSENT;
+    public long feeBps = ABSENT;
+    public long prepayMs = ABSENT;
+    public long maxGpusPerOrder = ABSENT;
+
+    /** CONFIG parameters. */
+    public long heartbeatIntervalMs = ABSENT;
+    public long heartbeatTimeoutMs = ABSENT;
+
+    public int roles;
+    public long amount = ABSENT;
+    public long depth = ABSENT;
+    public long vramGb = ABSENT;
+    public long interconnectId = NONE;
+
+    public boolean hasMarket;
+
+    public Command reset(final CommandType type, final long timeMs)
+    {
+        this.type = type;
+        this.timeMs = timeMs;
+        marketId = 0;
+        accountId = 0;
+        machineId = 0;
+        orderId = 0;
+        leaseId = 0;
+        name = null;
+        price = ABSENT;
+        gpus = Integer.MIN_VALUE;
+        tif = TimeInForce.GTC;
+        postOnly = false;
+        gang = false;
+        reclaim = false;
+        minReliabilityPpb = ABSENT;
+        regionId = NONE;
+        maxDurationMs = ABSENT;
+        tick = ABSENT;
+        preemption = -1;
+        graceMs = ABSENT;
+        minIncrement = ABSENT;
+        feeBps = ABSENT;
+        prepayMs = ABSENT;
+        maxGpusPerOrder = ABSENT;
+        heartbeatIntervalMs = ABSENT;
+        heartbeatTimeoutMs = ABSENT;
+        roles = 0;
+        amount = ABSENT;
+        depth = ABSENT;
+        vramGb = ABSENT;
+        interconnectId = NONE;
+        hasMarket = false;
+        return this;
+    }
+
+    public void copyFrom(final Command o)
+    {
+        type = o.type;
+        timeMs = o.timeMs;
+        marketId = o.marketId;
+        accountId = o.accountId;
+        machineId = o.machineId;
+        orderId = o.orderId;
+        leaseId = o.leaseId;
+        name = o.name;
+        price = o.price;
+        gpus = o.gpus;
+        tif = o.tif;
+        postOnly = o.postOnly;
+        gang = o.gang;
+        reclaim = o.reclaim;
+        minReliabilityPpb = o.minReliabilityPpb;
+        regionId = o.regionId;
+        maxDurationMs = o.maxDurationMs;
+        tick = o.tick;
+        preemption = o.preemption;
+        graceMs = o.graceMs;
+        minIncrement = o.minIncrement;
+        feeBps = o.feeBps;
+        prepayMs = o.prepayMs;
+        maxGpusPerOrder = o.maxGpusPerOrder;
+        heartbeatIntervalMs = o.heartbeatIntervalMs;
+        heartbeatTimeoutMs = o.heartbeatTimeoutMs;
+        roles = o.roles;
+        amount = o.amount;
+        depth = o.depth;
+        vramGb = o.vramGb;
+        interconnectId = o.interconnectId;
+        hasMarket = o.hasMarket;
+    }
+}

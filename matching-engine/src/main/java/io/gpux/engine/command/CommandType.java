@@ -1,0 +1,21 @@
+package io.gpux.engine.command;
+
+/** Every command the engine applies; the scenario verbs of SCENARIO-FORMAT.md. */
+public enum CommandType
+{
+    MARKET, CONFIG, ACCOUNT, DEPOSIT, MACHINE, HEARTBEAT, ASK, BID, CANCEL, REPLACE, MASS_CANCEL, RELEASE,
+    HALT, RESUME, TICK, BOOK;
+
+    private static final CommandType[] VALUES = values();
+
+    public static CommandType of(final int ordinal)
+    {
+        return VALUES[ordinal];
+    }
+
+    /** True for the two commands that place an order (their rejects carry no {@code command=}). */
+    public boolean isOrderEntry()
+    {
+        return this == ASK || this == BID;
+    }
+}

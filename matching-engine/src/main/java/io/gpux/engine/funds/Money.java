@@ -1,0 +1,125 @@
+package io.gpux.engine.funds;
+
+/**
+ * Exact fixed-point arithmetic of the rulebook, section 1: prices in ticks of 0.0001 per GPU-hour,
+ * money in micro-units of 0.000001, time in milliseconds. Never overflows silently: products are
+ * taken in 128 bits.
+ */
+public final class Money
+{
+    public static final long PRICE_SCALE = 10_000L;
+    public static final long MONEY_SCALE = 1_000_000L;
+    public static final long MS_PER_HOUR = 3_600_000L;
+    /** micro-units per price tick per GPU-hour: 0.0001 currency = 100 micro-units. */
+    public static final long MICROS_PER_TICK = MONEY_SCALE / PRICE_SCALE;
+
+    private Money()
+    {
+    }
+
+    /**
+     * {@code floor(gpus * priceTicks * 100 * elapsedMs / 3_600_000)} micro-units.
+     */
+    public static long cost(final int gpus, final long priceTicks, final long elapsedMs)
+    {
+        if (elapsedMs <= 0 || gpus <= 0 || priceTicks <= 0)
+        {
+            return 0;
+        }
+        final long rate = Math.multiplyExact(Math.multiplyExact((long)gpus, priceTicks), MICROS_PER_TICK);
+        return mulDivFloor(rate, elapsedMs, MS_PER_HOUR);
+    }
+
+    /** The exchange fee on a charge: {@code floor(charge * feeBps / 10_000)}. */
+    public static long fee(final long charge, final int feeBps)
+    {
+        return mulDivFloor(charge, feeBps, 10_000L);
+    }
+
+    /**
+     * {@code floor(a * b / c)} for non-negative a, b and 0 < c < 2^32, exact in 128 bits.
+     *
+     * @throws ArithmeticException if the result does not fit a long.
+     */
+    public static long mulDivFloor(final long a, final long b, final long c)
+    {
+        final long hi = Math.multiplyHigh(a, b);
+        final long lo = a * b;
+        if (hi == 0 && lo >= 0)
+        {
+            return lo / c;
+        }
+        // schoolbook division of the 128-bit (hi, lo) by c, 32 bits at a time: remainder < c < 2^32
+        long rem = 0;
+        long q = 0;
+        final long[] digits = {hi >>> 32, hi & 0xFFFF_FFFFL, lo >>> 32, lo & 0xFFFF_FFFFL};
+        for (int i = 0; i < 4; i++)
+        {
+            final long cur = (rem << 32) | digits[i];
+            final long d = Long.divideUnsigned(cur, c);
+            rem = Long.remainderUnsigned(cur, c);
+            if (i < 2 && d != 0)
+            {
+                throw new ArithmeticException("money overflow");
+            }
+            q = (q << 32) | d;
+        }
+        if (q < 0)
+        {
+            throw new ArithmeticException("money overflow");
+        }
+        return q;
+    }
+
+    /** True when {@code a * b >= c * d} for non-negative operands, exactly. */
+    public static boolean productAtLeast(final long a, final long b, final long c, final long d)
+    {
+        final long h1 = Math.multiplyHigh(a, b);
+        final long h2 = Math.multiplyHigh(c, d);
+        if (h1 != h2)
+        {
+            return h1 > h2;
+        }
+        return Long.compareUnsigned(a * b, c * d) >= 0;
+    }
+
+    public static String formatPrice(final long ticks)
+    {
+        return formatFixed(ticks, 4);
+    }
+
+    public static String formatMoney(final long micros)
+    {
+        return formatFixed(micros, 6);
+    }
+
+    public static void appendFixed(final StringBuilder sb, final long value, final int decimals)
+    {
+        long scale = 1;
+        for (int i = 0; i < decimals; i++)
+        {
+            scale *= 10;
+        }
+        long v = value;
+        if (v < 0)
+        {
+            sb.append('-');
+            v = -v;
+        }
+        sb.append(v / scale).append('.');
+        final long frac = v % scale;
+        long div = scale / 10;
+        while (div > 0)
+        {
+            sb.append((char)('0' + (frac / div) % 10));
+            div /= 10;
+        }
+    }
+
+    public static String formatFixed(final long value, final int decimals)
+    {
+        final StringBuilder sb = new StringBuilder(24);
+        appendFixed(sb, value, decimals);
+        return sb.toString();
+    }
+}

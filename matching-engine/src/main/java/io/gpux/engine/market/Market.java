@@ -1,0 +1,53 @@
+package io.gpux.engine.market;
+
+import io.gpux.engine.book.BookSide;
+import io.gpux.engine.lease.LeaseIndex;
+
+/** A market: one GPU class, its parameters (rulebook section 2), its book and its preemptible leases. */
+public final class Market
+{
+    public static final long DEFAULT_TICK = 1;
+    public static final int DEFAULT_MAX_GPUS_PER_ORDER = 1024;
+    public static final long DEFAULT_GRACE_MS = 30_000;
+    public static final int DEFAULT_FEE_BPS = 250;
+    public static final long DEFAULT_PREPAY_MS = 3_600_000;
+
+    public final long id;
+    public final String name;
+    public long tick = DEFAULT_TICK;
+    public boolean preemption = true;
+    public long graceMs = DEFAULT_GRACE_MS;
+    public long minIncrement = DEFAULT_TICK;
+    public int feeBps = DEFAULT_FEE_BPS;
+    public long prepayMs = DEFAULT_PREPAY_MS;
+    public int maxGpusPerOrder = DEFAULT_MAX_GPUS_PER_ORDER;
+    public boolean halted;
+
+    public final BookSide bids = new BookSide(true);
+    public final BookSide asks = new BookSide(false);
+    public final LeaseIndex preemptible = new LeaseIndex();
+
+    public Market(final long id, final String name)
+    {
+        this.id = id;
+        this.name = name;
+    }
+
+    /** A symbol of 2 to 32 characters from A-Z 0-9 - . _ */
+    public static boolean validSymbol(final String s)
+    {
+        if (s == null || s.length() < 2 || s.length() > 32)
+        {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++)
+        {
+            final char c = s.charAt(i);
+            if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_'))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}
