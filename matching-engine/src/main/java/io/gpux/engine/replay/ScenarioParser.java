@@ -356,18 +356,27 @@ public final class ScenarioParser
         return true;
     }
 
-    private static int skipSpace(final String s, int i)
+    private static boolean isSpace(final char c)
     {
-        while (i < s.length() && Character.isWhitespace(s.charAt(i)))
+        return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\u000B';
+    }
+
+    private static int skipSpace(final String s, final int from)
+    {
+        final int len = s.length();
+        int i = from;
+        while (i < len && isSpace(s.charAt(i)))
         {
             i++;
         }
         return i;
     }
 
-    private static int tokenEnd(final String s, int i)
+    private static int tokenEnd(final String s, final int from)
     {
-        while (i < s.length() && !Character.isWhitespace(s.charAt(i)))
+        final int len = s.length();
+        int i = from;
+        while (i < len && !isSpace(s.charAt(i)))
         {
             i++;
         }

@@ -1,0 +1,890 @@
+package io.gpux.engine;
+
+import io.gpux.engine.book.BookSide;
+import io.gpux.engine.book.Order;
+import io.gpux.engine.book.PriceLevel;
+import io.gpux.engine.command.Command;
+import io.gpux.engine.command.TimeInForce;
+import io.gpux.engine.event.EndReason;
+import io.gpux.engine.event.Event;
+import io.gpux.engine.event.EventSink;
+import io.gpux.engine.event.EventType;
+import io.gpux.engine.event.NoticeReason;
+import io.gpux.engine.funds.Account;
+import io.gpux.engine.lease.Lease;
+import io.gpux.engine.lease.LeaseIndex;
+import io.gpux.engine.machine.Machine;
+import io.gpux.engine.machine.Reliability;
+import io.gpux.engine.market.Market;
+import io.gpux.engine.timer.Timer;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Checks the rulebook's invariants (section 12) and the engine's structural consistency, from the
+ * engine's state after a command and from the events it emitted (fed through {@link #onEvent(Event)},
+ * e.g. with {@link #tee(EventSink)}).
+ *
+ * <p>State checks ({@link #check()}): per-machine capacity (offered + held by leases &lt;= gpus, with
+ * {@code Machine.offered}/{@code leased} recomputed from asks and leases), no crossed book among orders
+ * that could match, money conservation against the deposits seen, per-account balances against a
+ * ledger rebuilt from {@code SETTLED} events, holds ({@code held} = bids' holds + leases' holds, each
+ * bid's hold exact, each lease's hold covering every charge it can still incur), and the consistency of
+ * books, account order lists, machine ask and lease lists, the preemptible-lease index and timers.
+ *
+ * <p>Event checks: sequence numbers and times, settlement arithmetic (cost formula, fee, period,
+ * {@code LEASE_ENDED} totals), at most one notice per lease, and invariant 5 (a noticed lease ends at or
+ * before its effective time, exactly then unless it ended earlier for another reason).
+ *
+ * <p>Every failure is an {@link AssertionError} naming what is wrong.
+ */
+public final class InvariantChecker
+{
+    private static final BigInteger MS_PER_HOUR = BigInteger.valueOf(3_600_000L);
+    private static final BigInteger HUNDRED = BigInteger.valueOf(100);
+    private static final long PPB_ONE = 1_000_000_000L;
+
+    private final MatchingEngine engine;
+
+    /** Money put in by accepted deposits. */
+    private long deposits;
+    /** Per account: deposits, less charges as renter, plus (charge - fee) as owner. */
+    private final Map<Long, Long> ledger = new HashMap<>();
+    private long feesFromEvents;
+    /** Deposits announced by {@link #expectDeposit} and not yet confirmed by a BALANCE event. */
+    private final Map<Long, Long> pendingDeposits = new HashMap<>();
+
+    private long lastSequence;
+    private long lastEventTime = Long.MIN_VALUE;
+    private long maxLeaseId;
+
+    /** What the events said about each lease. */
+    private static final class LeaseTrack
+    {
+        long id;
+        boolean started;
+        long startMs;
+        int gpus;
+        long price;
+        long settledMs;
+        long cost;
+        long fee;
+        NoticeReason notice;
+        long effectiveMs;
+        long noticedAt;
+    }
+
+    /** Leases that a FILL created and no LEASE_ENDED ended yet. */
+    private final TreeMap<Long, LeaseTrack> live = new TreeMap<>();
+    private final Set<Long> ended = new HashSet<>();
+
+    private long notices;
+    private long noticesEndedEarly;
+    private long settlements;
+
+    public InvariantChecker(final MatchingEngine engine)
+    {
+        this.engine = engine;
+    }
+
+    /** An event sink that feeds this checker, then the downstream sink. */
+    public EventSink tee(final EventSink downstream)
+    {
+        return e ->
+        {
+            onEvent(e);
+            if (downstream != null)
+            {
+                downstream.onEvent(e);
+            }
+        };
+    }
+
+    /** Announces the DEPOSIT about to be applied; its BALANCE event (if accepted) confirms it. */
+    public void expectDeposit(final long accountId, final long amount)
+    {
+        pendingDeposits.put(accountId, amount);
+    }
+
+    public long notices()
+    {
+        return notices;
+    }
+
+    public long noticesEndedEarly()
+    {
+        return noticesEndedEarly;
+    }
+
+    public long settlements()
+    {
+        return settlements;
+    }
+
+    public long deposits()
+    {
+        return deposits;
+    }
+
+    // ------------------------------------------------------------------------------------------ events
+
+    public void onEvent(final Event e)
+    {
+        require(e.sequence == lastSequence + 1, "event sequence " + e.sequence + " after " + lastSequence);
+        lastSequence = e.sequence;
+        require(e.timeMs >= lastEventTime, "event time " + e.timeMs + " after " + lastEventTime + " (" + e.type + ")");
+        lastEventTime = e.timeMs;
+        switch (e.type)
+        {
+            case BALANCE -> onBalance(e);
+            case FILL -> onFill(e);
+            case LEASE_STARTED -> onLeaseStarted(e);
+            case SETTLED -> onSettled(e);
+            case PREEMPT_NOTICE -> onNotice(e);
+            case LEASE_ENDED -> onLeaseEnded(e);
+            default ->
+            {
+            }
+        }
+    }
+
+    private void onBalance(final Event e)
+    {
+        final Long amount = pendingDeposits.remove(e.accountId);
+        require(amount != null, "BALANCE of account " + e.accountId + " without a deposit");
+        deposits += amount;
+        final long balance = ledger.merge(e.accountId, amount, Long::sum);
+        require(e.balance == balance, "BALANCE of account " + e.accountId + ": balance " + e.balance +
+            ", ledger says " + balance);
+        final Account a = engine.account(e.accountId);
+        require(e.available == a.balance - a.held, "BALANCE available " + e.available + " != balance - held");
+    }
+
+    private void onFill(final Event e)
+    {
+        final long id = e.leaseId;
+        require(!ended.contains(id), "FILL names lease L" + id + " that has ended");
+        if (!live.containsKey(id))
+        {
+            require(id > maxLeaseId, "new lease L" + id + " after L" + maxLeaseId + ": lease ids go in creation order");
+            maxLeaseId = id;
+            final LeaseTrack t = new LeaseTrack();
+            t.id = id;
+            live.put(id, t);
+        }
+        require(e.gpus > 0 && e.price > 0, "FILL with gpus " + e.gpus + " price " + e.price);
+    }
+
+    private void onLeaseStarted(final Event e)
+    {
+        final LeaseTrack t = live.get(e.leaseId);
+        require(t != null, "LEASE_STARTED of L" + e.leaseId + " that no FILL created (or that ended)");
+        require(!t.started, "L" + e.leaseId + " started twice");
+        require(e.renterId != e.ownerId, "L" + e.leaseId + ": renter is the owner (self-trade)");
+        t.started = true;
+        t.startMs = e.timeMs;
+        t.gpus = e.gpus;
+        t.price = e.price;
+        if (t.notice != null)
+        {
+            require(t.effectiveMs > e.timeMs, "L" + e.leaseId + " started at " + e.timeMs +
+                " at or after its notice's effective time " + t.effectiveMs);
+        }
+    }
+
+    private void onSettled(final Event e)
+    {
+        settlements++;
+        final LeaseTrack t = live.get(e.leaseId);
+        require(t != null && t.started, "SETTLED of L" + e.leaseId + " that is not running");
+        require(e.ms >= 1, "SETTLED of L" + e.leaseId + " for " + e.ms + " ms");
+        final Lease lease = engine.lease(e.leaseId);
+        require(lease != null, "SETTLED of L" + e.leaseId + " unknown to the engine");
+        final long before = t.settledMs;
+        final long after = before + e.ms;
+        require(after <= e.timeMs - t.startMs, "L" + e.leaseId + " billed " + after + " ms of its life at " +
+            e.timeMs + ", started " + t.startMs);
+        final long charge = cost(t.gpus, t.price, after) - cost(t.gpus, t.price, before);
+        require(e.charge == charge, "SETTLED L" + e.leaseId + " charge " + e.charge + ", expected cost(" + after +
+            ") - cost(" + before + ") = " + charge);
+        final long fee = BigInteger.valueOf(charge).multiply(BigInteger.valueOf(lease.market.feeBps))
+            .divide(BigInteger.valueOf(10_000)).longValueExact();
+        require(e.fee == fee, "SETTLED L" + e.leaseId + " fee " + e.fee + ", expected " + fee);
+        final long period = before / lease.market.prepayMs + 1;
+        require(e.period == period, "SETTLED L" + e.leaseId + " period " + e.period + ", expected " + period);
+        t.settledMs = after;
+        t.cost += charge;
+        t.fee += fee;
+        ledger.merge(e.renterId, -charge, Long::sum);
+        ledger.merge(e.ownerId, charge - fee, Long::sum);
+        feesFromEvents += fee;
+    }
+
+    private void onNotice(final Event e)
+    {
+        notices++;
+        final LeaseTrack t = live.get(e.leaseId);
+        require(t != null, "PREEMPT_NOTICE of L" + e.leaseId + " that is not live");
+        require(t.notice == null, "L" + e.leaseId + " got a second notice (" + e.noticeReason + " after " +
+            t.notice + "): a lease gets at most one notice");
+        require(e.effectiveMs >= e.timeMs, "notice of L" + e.leaseId + " effective " + e.effectiveMs + " before " +
+            e.timeMs);
+        if (e.noticeReason == NoticeReason.OUTBID)
+        {
+            require(t.started, "OUTBID notice to L" + e.leaseId + " that has not started (13.17)");
+        }
+        final Lease lease = engine.lease(e.leaseId);
+        require(lease != null, "PREEMPT_NOTICE of L" + e.leaseId + " unknown to the engine");
+        require(e.effectiveMs == e.timeMs + lease.market.graceMs, "notice of L" + e.leaseId + " effective " +
+            e.effectiveMs + ", expected now + graceMs = " + (e.timeMs + lease.market.graceMs));
+        t.notice = e.noticeReason;
+        t.effectiveMs = e.effectiveMs;
+        t.noticedAt = e.timeMs;
+    }
+
+    private void onLeaseEnded(final Event e)
+    {
+        final LeaseTrack t = live.remove(e.leaseId);
+        require(t != null, "LEASE_ENDED of L" + e.leaseId + " that is not live" +
+            (ended.contains(e.leaseId) ? " (ended twice)" : ""));
+        ended.add(e.leaseId);
+        require(e.cost == t.cost && e.fee == t.fee, "LEASE_ENDED L" + e.leaseId + " cost " + e.cost + " fee " + e.fee +
+            ", but its SETTLED lines sum to " + t.cost + " and " + t.fee);
+        if (!t.started)
+        {
+            require(e.cost == 0, "L" + e.leaseId + " never started but cost " + e.cost);
+        }
+        if (t.notice != null)
+        {
+            // invariant 5: the lease ends at or before the effective time ...
+            require(e.timeMs <= t.effectiveMs, "L" + e.leaseId + " noticed (" + t.notice + ") effective " +
+                t.effectiveMs + " but ended at " + e.timeMs + " (" + e.endReason + ")");
+            final EndReason byNotice = t.notice.endReason();
+            if (e.timeMs < t.effectiveMs)
+            {
+                noticesEndedEarly++;
+                // ... and exactly then unless it ended earlier for another reason
+                final boolean early = e.endReason == EndReason.RELEASED || e.endReason == EndReason.EXPIRED ||
+                    e.endReason == EndReason.MACHINE_OFFLINE ||
+                    (e.endReason == EndReason.PREEMPTED && t.notice == NoticeReason.OUTBID);
+                require(early, "L" + e.leaseId + " noticed (" + t.notice + ") effective " + t.effectiveMs +
+                    " ended early at " + e.timeMs + " with reason " + e.endReason);
+                if (t.notice == NoticeReason.OUTBID && t.started)
+                {
+                    require(e.endReason != EndReason.RELEASED, "L" + e.leaseId +
+                        ": a released OUTBID victim is reported PREEMPTED (13.21), not RELEASED");
+                }
+            }
+            else
+            {
+                final boolean onTime = e.endReason == byNotice || e.endReason == EndReason.EXPIRED ||
+                    e.endReason == EndReason.MACHINE_OFFLINE;
+                require(onTime, "L" + e.leaseId + " noticed (" + t.notice + ") ended at its effective time " +
+                    e.timeMs + " with reason " + e.endReason);
+            }
+        }
+        else
+        {
+            require(e.endReason != EndReason.PREEMPTED && e.endReason != EndReason.OWNER_RECLAIMED &&
+                e.endReason != EndReason.INSUFFICIENT_FUNDS, "L" + e.leaseId + " ended " + e.endReason +
+                " without a notice");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- state
+
+    /** Checks everything that can be checked from the state after a command. */
+    public void check()
+    {
+        final long now = engine.lastCommandTime;
+        pendingDeposits.clear(); // a rejected DEPOSIT prints no BALANCE and adds nothing
+        checkMoney();
+        final Map<Order, Long> inBook = checkBooks();
+        checkAccounts(inBook);
+        checkMachines(now);
+        checkLeases(now);
+        checkLeaseIndex();
+        checkTimers(now);
+        checkEventView(now);
+        checkNotCrossed();
+    }
+
+    private void checkMoney()
+    {
+        long balances = 0;
+        for (final Account a : engine.accounts.values())
+        {
+            balances += a.balance;
+            require(a.balance >= 0, a.name + ": negative balance " + a.balance);
+            require(a.held >= 0, a.name + ": negative held " + a.held);
+            require(a.held <= a.balance, a.name + ": held " + a.held + " > balance " + a.balance + " (available < 0)");
+            final long expected = ledger.getOrDefault(a.id, 0L);
+            require(a.balance == expected, a.name + ": balance " + a.balance + ", but deposits and SETTLED events give " +
+                expected);
+        }
+        require(engine.exchangeFees == feesFromEvents, "exchange fees " + engine.exchangeFees +
+            ", SETTLED fees sum to " + feesFromEvents);
+        require(balances + engine.exchangeFees == deposits, "money not conserved: balances " + balances + " + fees " +
+            engine.exchangeFees + " != deposits " + deposits);
+        require(engine.totalMoney() == deposits, "totalMoney() " + engine.totalMoney() + " != deposits " + deposits);
+    }
+
+    /** Walks every book; returns each booked order with the price of its level. */
+    private Map<Order, Long> checkBooks()
+    {
+        final Map<Order, Long> inBook = new IdentityHashMap<>();
+        for (final Market m : engine.markets.values())
+        {
+            walkSide(m, m.bids, true, inBook);
+            walkSide(m, m.asks, false, inBook);
+        }
+        return inBook;
+    }
+
+    private void walkSide(final Market m, final BookSide side, final boolean bids, final Map<Order, Long> inBook)
+    {
+        long prevPrice = 0;
+        for (int rank = 0; rank < side.levelCount(); rank++)
+        {
+            final PriceLevel level = side.level(rank);
+            final String where = m.name + (bids ? " bids " : " asks ") + "level " + level.price();
+            if (rank > 0)
+            {
+                require(bids ? level.price() < prevPrice : level.price() > prevPrice, where + " out of order after " +
+                    prevPrice);
+            }
+            prevPrice = level.price();
+            require(level.head() != null, where + " is empty");
+            long gpus = 0;
+            long prevPriority = Long.MIN_VALUE;
+            for (Order o = level.head(); o != null; o = o.nextInLevel())
+            {
+                final String ow = where + " order uid " + o.uid;
+                require(o.open, ow + " is closed but in the book");
+                require(inBook.put(o, level.price()) == null, ow + " is in the book twice");
+                require(o.inBook(), ow + " is in a level but says it is not in the book");
+                require(o.bid == bids, ow + " is on the wrong side");
+                require(o.market == m, ow + " belongs to market " + (o.market == null ? null : o.market.name));
+                require(o.price == level.price(), ow + " has price " + o.price);
+                require(o.openGpus > 0, ow + " has " + o.openGpus + " open GPUs");
+                require(o.priority > prevPriority, ow + " out of time priority");
+                prevPriority = o.priority;
+                gpus += o.openGpus;
+            }
+            require(level.gpus() == gpus, where + " says " + level.gpus() + " GPUs, its orders have " + gpus);
+        }
+    }
+
+    private void checkAccounts(final Map<Order, Long> inBook)
+    {
+        int shouldBeInBook = 0;
+        for (final Account a : engine.accounts.values())
+        {
+            int n = 0;
+            long bidHolds = 0;
+            long prevSeq = Long.MIN_VALUE;
+            Order prev = null;
+            for (Order o = a.firstOpen; o != null; o = o.accountNext)
+            {
+                final String ow = a.name + " order " + o.clientOrderId + " (uid " + o.uid + ")";
+                n++;
+                require(n <= a.openOrders.size() + 1, a.name + ": open-order list longer than its map (a cycle?)");
+                require(o.open, ow + " is in the account's list but closed");
+                require(o.account == a, ow + " belongs to another account");
+                require(a.openOrders.get(o.clientOrderId) == o, ow + " is not reachable by its client order id");
+                require(o.accountPrev == prev, ow + ": broken account list back link");
+                require(o.acceptSeq > prevSeq, ow + ": account list out of acceptance order");
+                require(o.priority >= o.acceptSeq, ow + ": priority older than its acceptance");
+                require(o.tif == TimeInForce.GTC, ow + " is " + o.tif + " but still open (IOC/FOK close right after entry)");
+                prevSeq = o.acceptSeq;
+                prev = o;
+                final boolean booked = o.inBook();
+                require(booked == inBook.containsKey(o), ow + ": inBook() " + booked + " but book walk says " + !booked);
+                if (o.bid)
+                {
+                    require(o.machine == null, ow + ": a bid with a machine");
+                    require(o.openGpus > 0, ow + ": an open bid with " + o.openGpus + " open GPUs (a filled bid closes)");
+                    require(booked, ow + ": an open bid is not in the book");
+                    final long hold = cost(o.openGpus, o.price, holdMs(o.market, o.maxDurationMs));
+                    require(o.hold == hold, ow + ": bid hold " + o.hold + ", expected " + hold + " for " + o.openGpus +
+                        " GPUs at " + o.price);
+                    bidHolds += o.hold;
+                    shouldBeInBook++;
+                }
+                else
+                {
+                    final Machine m = o.machine;
+                    require(m != null && m.owner == a, ow + ": an ask on a machine of another owner");
+                    require(o.market == m.market, ow + ": ask market is not its machine's market");
+                    require(o.openGpus >= 0, ow + ": negative open GPUs");
+                    require(o.hold == 0, ow + ": an ask with a hold");
+                    require(!o.gang, ow + ": a gang ask");
+                    final boolean shouldBook = o.openGpus > 0 && m.online;
+                    require(booked == shouldBook, ow + ": in book " + booked + ", but openGpus " + o.openGpus +
+                        " machine online " + m.online);
+                    if (shouldBook)
+                    {
+                        shouldBeInBook++;
+                    }
+                    boolean onMachine = false;
+                    for (Order x = m.firstAsk; x != null; x = x.machineNext)
+                    {
+                        onMachine |= x == o;
+                    }
+                    require(onMachine, ow + ": not in its machine's ask list");
+                }
+            }
+            require(a.lastOpen == prev, a.name + ": lastOpen is not the end of its list");
+            require(n == a.openOrders.size(), a.name + ": " + n + " orders in its list, " + a.openOrders.size() +
+                " in its map");
+            long leaseHolds = 0;
+            for (final Lease l : engine.leases.values())
+            {
+                if (l.renter == a)
+                {
+                    leaseHolds += l.hold;
+                }
+            }
+            require(a.held == bidHolds + leaseHolds, a.name + ": held " + a.held + " != bid holds " + bidHolds +
+                " + lease holds " + leaseHolds);
+        }
+        require(inBook.size() == shouldBeInBook, "books hold " + inBook.size() + " orders, " + shouldBeInBook +
+            " open orders should be in them");
+    }
+
+    private void checkMachines(final long now)
+    {
+        int leasesOnMachines = 0;
+        for (final Machine m : engine.machines.values())
+        {
+            int offered = 0;
+            long prevSeq = Long.MIN_VALUE;
+            Order prev = null;
+            for (Order o = m.firstAsk; o != null; o = o.machineNext)
+            {
+                require(o.open && !o.bid && o.machine == m, m.name + ": ask list holds a closed order or a stranger");
+                require(o.account.openOrders.get(o.clientOrderId) == o, m.name + ": ask " + o.clientOrderId +
+                    " not reachable from its account");
+                require(o.machinePrev == prev, m.name + ": broken ask list back link");
+                require(o.acceptSeq > prevSeq, m.name + ": ask list out of acceptance order");
+                prevSeq = o.acceptSeq;
+                prev = o;
+                offered += o.openGpus;
+            }
+            require(m.lastAsk == prev, m.name + ": lastAsk is not the end of its list");
+            int held = 0;
+            long prevId = 0;
+            Lease prevLease = null;
+            for (Lease l = m.firstLease; l != null; l = l.machineNext)
+            {
+                leasesOnMachines++;
+                require(engine.leases.get(l.id) == l, m.name + ": lease L" + l.id + " on the machine is not live");
+                require(l.machine == m, m.name + ": lease L" + l.id + " belongs to another machine");
+                require(l.machinePrev == prevLease, m.name + ": broken lease list back link");
+                require(l.id > prevId, m.name + ": lease list out of id order");
+                prevId = l.id;
+                prevLease = l;
+                if (l.state == Lease.ACTIVE)
+                {
+                    held += l.gpus;
+                }
+                else
+                {
+                    // a pending lease holds only the GPUs it took free; a victim's GPUs are the victim's until it ends
+                    for (int i = 0; i < l.sourceCount; i++)
+                    {
+                        if (l.sourceVictim[i] == null)
+                        {
+                            held += l.sourceGpus[i];
+                        }
+                    }
+                }
+            }
+            require(m.lastLease == prevLease, m.name + ": lastLease is not the end of its list");
+            require(m.offered == offered, m.name + ": offered " + m.offered + ", its open asks offer " + offered);
+            require(m.leased == held, m.name + ": leased " + m.leased + ", its leases hold " + held);
+            // invariant 1
+            require(offered + held <= m.gpus, m.name + ": offered " + offered + " + leased " + held + " > " + m.gpus +
+                " GPUs");
+            require(m.spare() >= 0, m.name + ": negative spare");
+            // reliability as last recomputed: a fraction in [0, 1], at most 0.95 in the first 24 hours
+            require(m.relDen > 0 && m.relNum >= 0 && m.relNum <= m.relDen, m.name + ": reliability " + m.relNum + "/" +
+                m.relDen);
+            if (now - m.registeredAt < Reliability.DAY_MS)
+            {
+                require(BigInteger.valueOf(m.relNum).multiply(BigInteger.valueOf(20))
+                    .compareTo(BigInteger.valueOf(m.relDen).multiply(BigInteger.valueOf(19))) <= 0,
+                    m.name + ": younger than 24 hours but reliability " + m.relNum + "/" + m.relDen + " > 0.95");
+            }
+            // heartbeat timeout
+            if (m.online && engine.heartbeatTimeoutMs > 0)
+            {
+                require(m.lastHeartbeat + engine.heartbeatTimeoutMs > now, m.name + ": online at " + now +
+                    " but its last heartbeat was " + m.lastHeartbeat + " (timeout " + engine.heartbeatTimeoutMs + ")");
+                require(m.timeoutTimer != null && m.timeoutTimer.scheduled() && m.timeoutTimer.target == m &&
+                    m.timeoutTimer.kind == Timer.MACHINE_TIMEOUT, m.name + ": online without a timeout timer");
+            }
+            else
+            {
+                require(m.timeoutTimer == null, m.name + ": timeout timer while offline or with the timeout disabled");
+            }
+            require(m.dayTimer != null && m.dayTimer.scheduled(), m.name + ": no day-boundary timer");
+            if (m.birthdayTimer != null)
+            {
+                require(m.birthdayTimer.scheduled() && m.birthdayTimer.dueMs == m.registeredAt + Reliability.DAY_MS,
+                    m.name + ": stale 24-hour timer");
+            }
+            else
+            {
+                require(now >= m.registeredAt + Reliability.DAY_MS, m.name + ": 24-hour timer gone before 24 hours");
+            }
+        }
+        require(leasesOnMachines == engine.leases.size(), leasesOnMachines + " leases on machines, " +
+            engine.leases.size() + " live leases");
+    }
+
+    private void checkLeases(final long now)
+    {
+        for (final Map.Entry<Long, Lease> entry : engine.leases.entrySet())
+        {
+            final Lease l = entry.getValue();
+            final String lw = "L" + l.id;
+            require(entry.getKey() == l.id, lw + " filed under id " + entry.getKey());
+            require(l.state == Lease.PENDING || l.state == Lease.ACTIVE, lw + " is live in state " + l.state);
+            require(l.renter != null && l.owner == l.machine.owner && l.market == l.machine.market, lw + ": parties");
+            require(l.renter != l.owner, lw + ": renter is the owner (self-trade)");
+            require(l.gpus > 0 && l.price > 0, lw + ": gpus " + l.gpus + " price " + l.price);
+            require(l.machine.online, lw + " is live on offline machine " + l.machine.name);
+            require(l.hold >= 0, lw + ": negative hold");
+            int sourceGpus = 0;
+            int waiting = 0;
+            final Map<Lease, Integer> fromVictim = new IdentityHashMap<>();
+            for (int i = 0; i < l.sourceCount; i++)
+            {
+                require(l.sourceGpus[i] > 0, lw + ": source " + i + " of " + l.sourceGpus[i] + " GPUs");
+                sourceGpus += l.sourceGpus[i];
+                final Order ask = l.sourceAsk[i];
+                if (ask != null && ask.open && ask.uid == l.sourceAskUid[i])
+                {
+                    require(ask.machine == l.machine, lw + ": source ask on another machine");
+                    require(ask.clientOrderId == l.sourceAskOrderId[i], lw + ": source ask id changed");
+                }
+                final Lease v = l.sourceVictim[i];
+                if (v != null)
+                {
+                    waiting++;
+                    fromVictim.merge(v, l.sourceGpus[i], Integer::sum);
+                }
+            }
+            require(sourceGpus == l.gpus, lw + ": sources give " + sourceGpus + " GPUs, lease has " + l.gpus);
+            require(waiting == l.waitingSources, lw + ": waitingSources " + l.waitingSources + ", " + waiting +
+                " sources wait");
+            if (l.state == Lease.ACTIVE)
+            {
+                require(waiting == 0, lw + " is running but still waits for a victim");
+                require(l.startMs <= now, lw + " started in the future");
+            }
+            else
+            {
+                require(waiting > 0, lw + " is pending on online machine " + l.machine.name +
+                    " but waits for no victim");
+                require(l.settledMs == 0 && l.totalCost == 0, lw + " is pending but billed");
+            }
+            for (final Map.Entry<Lease, Integer> vg : fromVictim.entrySet())
+            {
+                final Lease v = vg.getKey();
+                final String vw = lw + "'s victim L" + v.id;
+                require(engine.leases.get(v.id) == v, vw + " is not live");
+                require(v.state == Lease.ACTIVE, vw + " is not running");
+                require(v.notice == NoticeReason.OUTBID, vw + " has notice " + v.notice);
+                require(v.successor == l, vw + " names another successor");
+                require(v.successorGpus == vg.getValue(), vw + ": successorGpus " + v.successorGpus + ", " + lw +
+                    " takes " + vg.getValue());
+                require(v.machine == l.machine, vw + " is on another machine");
+                require(l.price >= v.price + l.market.minIncrement,
+                    vw + " at " + v.price + " was preempted by a bid at " + l.price);
+                require(v.renter != l.renter && v.owner != l.renter, vw + ": the bidder preempted its own lease");
+            }
+            if (l.successor != null)
+            {
+                require(l.notice == NoticeReason.OUTBID, lw + " has a successor but notice " + l.notice);
+                require(engine.leases.get(l.successor.id) == l.successor && l.successor.state == Lease.PENDING,
+                    lw + "'s successor L" + l.successor.id + " is not pending");
+                require(l.successorGpus > 0 && l.successorGpus <= l.gpus, lw + ": successorGpus " + l.successorGpus);
+            }
+
+            // notice, expiry and period timers
+            if (l.notice != null)
+            {
+                require(l.effectiveMs > now, lw + ": notice effective " + l.effectiveMs + " has passed at " + now);
+                require(timerOk(l.noticeTimer, Timer.LEASE_NOTICE, l, l.effectiveMs), lw + ": bad notice timer");
+            }
+            else
+            {
+                require(l.noticeTimer == null, lw + ": notice timer without a notice");
+            }
+            final Market market = l.market;
+            if (l.state == Lease.ACTIVE)
+            {
+                if (l.maxDurationMs > 0)
+                {
+                    require(l.startMs + l.maxDurationMs > now, lw + " outlived its maximum duration");
+                    require(timerOk(l.expiryTimer, Timer.LEASE_EXPIRY, l, l.startMs + l.maxDurationMs),
+                        lw + ": bad expiry timer");
+                }
+                else
+                {
+                    require(l.expiryTimer == null, lw + ": expiry timer without a maximum duration");
+                }
+                require(l.settledMs % market.prepayMs == 0, lw + ": settled " + l.settledMs + " ms, not a whole period");
+                require(timerOk(l.periodTimer, Timer.LEASE_PERIOD, l, l.startMs + l.settledMs + market.prepayMs),
+                    lw + ": bad period timer (settled " + l.settledMs + ")");
+                require(l.startMs + l.settledMs + market.prepayMs > now, lw + ": a period end has passed unsettled");
+                // funds: the hold covers every charge the lease can still incur
+                long horizon = l.notice != null ? l.effectiveMs - l.startMs : l.settledMs + market.prepayMs + market.graceMs;
+                if (l.maxDurationMs > 0)
+                {
+                    horizon = Math.min(horizon, l.maxDurationMs);
+                }
+                final long required = cost(l.gpus, l.price, horizon) - cost(l.gpus, l.price, l.settledMs);
+                if (l.notice == null)
+                {
+                    require(l.hold == required, lw + ": hold " + l.hold + ", expected the next period and grace: " +
+                        required);
+                }
+                else
+                {
+                    require(l.hold >= required, lw + ": hold " + l.hold + " does not cover the charges up to its " +
+                        "effective time: " + required);
+                }
+            }
+            else
+            {
+                require(l.expiryTimer == null && l.periodTimer == null, lw + " is pending but has expiry/period timers");
+                final long hold = cost(l.gpus, l.price, holdMs(market, l.maxDurationMs));
+                require(l.hold == hold, lw + " (pending): hold " + l.hold + ", expected " + hold);
+            }
+        }
+    }
+
+    private static boolean timerOk(final Timer t, final int kind, final Object target, final long due)
+    {
+        return t != null && t.scheduled() && t.kind == kind && t.target == target && t.dueMs == due;
+    }
+
+    private void checkLeaseIndex()
+    {
+        int indexed = 0;
+        for (final Market m : engine.markets.values())
+        {
+            final LeaseIndex index = m.preemptible;
+            long prevPrice = Long.MIN_VALUE;
+            for (int i = 0; i < index.levelCount(); i++)
+            {
+                require(index.priceAt(i) > prevPrice, m.name + ": preemptible index out of price order");
+                prevPrice = index.priceAt(i);
+                Lease prev = null;
+                require(index.firstAt(i) != null, m.name + ": empty preemptible level");
+                for (Lease l = index.firstAt(i); l != null; l = l.nextInIndex())
+                {
+                    indexed++;
+                    final String lw = m.name + " preemptible L" + l.id;
+                    require(engine.leases.get(l.id) == l, lw + " is not live");
+                    require(l.market == m && l.price == index.priceAt(i), lw + ": wrong market or price level");
+                    require(l.state == Lease.ACTIVE && l.notice == null, lw + " is not a running lease without notice");
+                    if (prev != null)
+                    {
+                        require(prev.startMs > l.startMs || (prev.startMs == l.startMs && prev.id > l.id),
+                            lw + " out of victim order after L" + prev.id);
+                    }
+                    prev = l;
+                }
+            }
+        }
+        int shouldBe = 0;
+        for (final Lease l : engine.leases.values())
+        {
+            final boolean should = l.state == Lease.ACTIVE && l.notice == null;
+            require(l.preemptible() == should, "L" + l.id + ": preemptible() " + l.preemptible() + ", expected " + should);
+            if (should)
+            {
+                shouldBe++;
+            }
+        }
+        require(indexed == shouldBe, indexed + " leases in the preemptible index, expected " + shouldBe);
+    }
+
+    private void checkTimers(final long now)
+    {
+        for (final Timer t : engine.timers.sorted())
+        {
+            require(t.dueMs > now, "timer kind " + t.kind + " due " + t.dueMs + " has not fired at " + now);
+            if (t.target instanceof Lease l)
+            {
+                require(engine.leases.get(l.id) == l, "timer kind " + t.kind + " targets a lease that is not live");
+                final Timer field = switch (t.kind)
+                {
+                    case Timer.LEASE_NOTICE -> l.noticeTimer;
+                    case Timer.LEASE_EXPIRY -> l.expiryTimer;
+                    case Timer.LEASE_PERIOD -> l.periodTimer;
+                    default -> null;
+                };
+                require(field == t, "stale lease timer kind " + t.kind + " on L" + l.id);
+            }
+            else if (t.target instanceof Machine m)
+            {
+                require(engine.machines.get(m.id) == m, "timer for an unknown machine");
+                final Timer field = switch (t.kind)
+                {
+                    case Timer.MACHINE_TIMEOUT -> m.timeoutTimer;
+                    case Timer.MACHINE_BIRTHDAY -> m.birthdayTimer;
+                    case Timer.MACHINE_DAY -> m.dayTimer;
+                    default -> null;
+                };
+                require(field == t, "stale machine timer kind " + t.kind + " on " + m.name);
+            }
+            else
+            {
+                throw new AssertionError("timer kind " + t.kind + " with target " + t.target);
+            }
+        }
+    }
+
+    /** The events' view of the live leases agrees with the engine's. */
+    private void checkEventView(final long now)
+    {
+        final TreeSet<Long> engineIds = new TreeSet<>();
+        for (final Lease l : engine.leases.values())
+        {
+            engineIds.add(l.id);
+        }
+        require(engineIds.equals(live.keySet()), "live leases: engine " + engineIds + ", events " + live.keySet());
+        for (final LeaseTrack t : live.values())
+        {
+            final Lease l = engine.leases.get(t.id);
+            require(t.started == (l.state == Lease.ACTIVE), "L" + t.id + ": started per events " + t.started +
+                ", state " + l.state);
+            if (t.started)
+            {
+                require(l.startMs == t.startMs && l.gpus == t.gpus && l.price == t.price && l.settledMs == t.settledMs &&
+                    l.totalCost == t.cost && l.totalFee == t.fee, "L" + t.id + " differs from what its events said");
+            }
+            require(l.notice == t.notice && (t.notice == null || l.effectiveMs == t.effectiveMs),
+                "L" + t.id + ": notice " + l.notice + " but events said " + t.notice);
+            if (t.notice != null)
+            {
+                // invariant 5: not ended yet, so the effective time is still ahead
+                require(t.effectiveMs > now, "L" + t.id + " noticed effective " + t.effectiveMs + " still runs at " + now);
+            }
+        }
+    }
+
+    /** Invariant 2: no resting bid and resting ask that could match each other cross (markets not halted). */
+    private void checkNotCrossed()
+    {
+        for (final Market m : engine.markets.values())
+        {
+            if (m.halted)
+            {
+                continue;
+            }
+            final List<Order> bids = orders(m.bids);
+            final List<Order> asks = orders(m.asks);
+            for (final Order bid : bids)
+            {
+                for (final Order ask : asks)
+                {
+                    if (ask.price > bid.price)
+                    {
+                        break;
+                    }
+                    if (couldMatch(bid, ask))
+                    {
+                        throw new AssertionError("crossed book in " + m.name + ": bid " + bid.clientOrderId + " of " +
+                            bid.account.name + " (" + bid.openGpus + " @ " + bid.price + (bid.gang ? " gang" : "") +
+                            ") and ask " + ask.clientOrderId + " of " + ask.account.name + " on " + ask.machine.name +
+                            " (" + ask.openGpus + " @ " + ask.price + ") could match");
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<Order> orders(final BookSide side)
+    {
+        final List<Order> list = new ArrayList<>();
+        for (int rank = 0; rank < side.levelCount(); rank++)
+        {
+            for (Order o = side.level(rank).head(); o != null; o = o.nextInLevel())
+            {
+                list.add(o);
+            }
+        }
+        return list;
+    }
+
+    /** Whether the ask's machine may fill the bid (13.15, 13.16, self-trade), recomputed here. */
+    static boolean couldMatch(final Order bid, final Order ask)
+    {
+        final Machine machine = ask.machine;
+        if (!machine.online || ask.openGpus <= 0 || bid.openGpus <= 0)
+        {
+            return false;
+        }
+        if (bid.account == machine.owner || bid.account == ask.account)
+        {
+            return false;
+        }
+        if (bid.regionId != Command.NONE && bid.regionId != machine.regionId)
+        {
+            return false;
+        }
+        if (bid.minReliabilityPpb >= 0)
+        {
+            final BigInteger lhs = BigInteger.valueOf(machine.relNum).multiply(BigInteger.valueOf(PPB_ONE));
+            final BigInteger rhs = BigInteger.valueOf(bid.minReliabilityPpb).multiply(BigInteger.valueOf(machine.relDen));
+            if (lhs.compareTo(rhs) < 0)
+            {
+                return false;
+            }
+        }
+        return !bid.gang || ask.openGpus >= bid.openGpus;
+    }
+
+    // ------------------------------------------------------------------------------------------ helpers
+
+    /** Section 1's cost formula, computed independently of the engine's Money class. */
+    static long cost(final int gpus, final long priceTicks, final long elapsedMs)
+    {
+        if (elapsedMs <= 0)
+        {
+            return 0;
+        }
+        return BigInteger.valueOf(gpus).multiply(BigInteger.valueOf(priceTicks)).multiply(HUNDRED)
+            .multiply(BigInteger.valueOf(elapsedMs)).divide(MS_PER_HOUR).longValueExact();
+    }
+
+    /** 13.25: prepay + grace, or the maximum duration if shorter. */
+    static long holdMs(final Market market, final long maxDurationMs)
+    {
+        final long ms = market.prepayMs + market.graceMs;
+        return maxDurationMs > 0 ? Math.min(ms, maxDurationMs) : ms;
+    }
+
+    private static void require(final boolean ok, final String what)
+    {
+        if (!ok)
+        {
+            throw new AssertionError(what);
+        }
+    }
+}
