@@ -323,7 +323,7 @@ final class OrderEntry
     {
         final Machine machine = ask.machine;
         final long uid = ask.uid;
-        final long now = engine.out.now;
+        final long effective = engine.out.now + ask.market.graceMs;
         engine.out.cancelled(ask, CancelReason.OWNER_RECLAIM, ask.openGpus);
         close(ask);
         Lease lease = machine.firstLease;
@@ -332,7 +332,7 @@ final class OrderEntry
             final Lease next = lease.machineNext;
             if (lease.notice == null && leasedFrom(lease, uid))
             {
-                engine.leaseLifecycle.notice(lease, NoticeReason.OWNER_RECLAIM, now + ask.market.graceMs);
+                engine.leaseLifecycle.notice(lease, NoticeReason.OWNER_RECLAIM, effective);
             }
             lease = next;
         }

@@ -95,6 +95,32 @@ public final class Reliability
         return total;
     }
 
+    public void write(final java.io.DataOutput out) throws java.io.IOException
+    {
+        out.writeBoolean(started);
+        out.writeBoolean(online);
+        out.writeLong(accruedTo);
+        for (int i = 0; i < DAYS; i++)
+        {
+            out.writeLong(dayOf[i]);
+            out.writeLong(onlineMs[i]);
+            out.writeLong(offlineMs[i]);
+        }
+    }
+
+    public void read(final java.io.DataInput in) throws java.io.IOException
+    {
+        started = in.readBoolean();
+        online = in.readBoolean();
+        accruedTo = in.readLong();
+        for (int i = 0; i < DAYS; i++)
+        {
+            dayOf[i] = in.readLong();
+            onlineMs[i] = in.readLong();
+            offlineMs[i] = in.readLong();
+        }
+    }
+
     public void hash(final io.gpux.engine.hash.StateHasher h)
     {
         h.bool(started).bool(online).add(accruedTo);

@@ -81,6 +81,30 @@ public final class TimerQueue
         return nextSeq;
     }
 
+    /** Restores a timer from a snapshot, with its original creation sequence. */
+    public Timer restore(final long dueMs, final long seq, final int kind, final Object target)
+    {
+        final Timer t = poolSize == 0 ? new Timer() : pool[--poolSize];
+        t.dueMs = dueMs;
+        t.seq = seq;
+        t.kind = kind;
+        t.target = target;
+        if (size == heap.length)
+        {
+            heap = Arrays.copyOf(heap, size * 2);
+        }
+        heap[size] = t;
+        t.heapIndex = size;
+        size++;
+        siftUp(t.heapIndex);
+        return t;
+    }
+
+    public void nextSeq(final long value)
+    {
+        nextSeq = value;
+    }
+
     private void removeAt(final int i)
     {
         final Timer removed = heap[i];
