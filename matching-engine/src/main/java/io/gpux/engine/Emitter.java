@@ -19,6 +19,8 @@ final class Emitter
     private long sequence;
     /** The time events are stamped with: the command's, or a firing timer's due time. */
     long now;
+    /** The sequence of the command being applied, stamped on its events. */
+    long commandSequence;
 
     Emitter(final EventSink sink)
     {
@@ -43,8 +45,10 @@ final class Emitter
     Event begin(final EventType type)
     {
         final Event e = event;
+        e.clear();
         e.type = type;
         e.timeMs = now;
+        e.commandSequence = commandSequence;
         e.sequence = ++sequence;
         return e;
     }

@@ -72,6 +72,7 @@ public final class MatchingEngine
     public void apply(final Command cmd)
     {
         final long time = Math.max(cmd.timeMs, lastCommandTime);
+        out.commandSequence = cmd.sequence;
         fireTimers(time);
         out.now = time;
         lastCommandTime = time;
@@ -145,6 +146,12 @@ public final class MatchingEngine
     public long eventSequence()
     {
         return out.sequence();
+    }
+
+    /** Time of the last command applied (epoch ms). */
+    public long lastCommandTime()
+    {
+        return lastCommandTime;
     }
 
     public long commandCount()

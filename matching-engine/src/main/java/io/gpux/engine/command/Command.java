@@ -15,6 +15,8 @@ public final class Command
     public CommandType type;
     /** Exchange time at acceptance, epoch ms (stamped by the sequencer). */
     public long timeMs;
+    /** Position in the command journal, from 1 (stamped by the sequencer; 0 outside a pipeline). */
+    public long sequence;
 
     public long marketId;
     public long accountId;
@@ -61,6 +63,7 @@ public final class Command
     {
         this.type = type;
         this.timeMs = timeMs;
+        sequence = 0;
         marketId = 0;
         accountId = 0;
         machineId = 0;
@@ -98,6 +101,7 @@ public final class Command
     {
         type = o.type;
         timeMs = o.timeMs;
+        sequence = o.sequence;
         marketId = o.marketId;
         accountId = o.accountId;
         machineId = o.machineId;

@@ -13,6 +13,8 @@ public final class Event
     /** Engine sequence number, one per event, from 1. */
     public long sequence;
     public long timeMs;
+    /** Sequence number of the command that caused the event (0 when applied outside a pipeline). */
+    public long commandSequence;
 
     public long orderId;
     public long accountId;
@@ -40,13 +42,9 @@ public final class Event
     public EndReason endReason;
     public NoticeReason noticeReason;
 
-    /** For REJECTED: the command rejected, and which ids it named. */
+    /** For REJECTED: the command rejected, and whether it named a market (MASS_CANCEL's optional key). */
     public CommandType command;
     public boolean namesMarket;
-    public boolean namesAccount;
-    public boolean namesMachine;
-    public boolean namesLease;
-    public boolean namesOrder;
 
     /** For BOOK: levels, best first. */
     public int bidLevels;
@@ -55,6 +53,43 @@ public final class Event
     public long[] bidGpus = new long[16];
     public long[] askPrices = new long[16];
     public long[] askGpus = new long[16];
+
+    /** Resets every field but the book arrays' storage, so that an event carries nothing of the last one. */
+    public void clear()
+    {
+        type = null;
+        sequence = 0;
+        timeMs = 0;
+        commandSequence = 0;
+        orderId = 0;
+        accountId = 0;
+        counterOrderId = 0;
+        leaseId = 0;
+        preemptsLeaseId = 0;
+        marketId = 0;
+        machineId = 0;
+        renterId = 0;
+        ownerId = 0;
+        gpus = 0;
+        price = 0;
+        remaining = 0;
+        effectiveMs = 0;
+        cost = 0;
+        fee = 0;
+        charge = 0;
+        period = 0;
+        ms = 0;
+        balance = 0;
+        available = 0;
+        rejectReason = null;
+        cancelReason = null;
+        endReason = null;
+        noticeReason = null;
+        command = null;
+        namesMarket = false;
+        bidLevels = 0;
+        askLevels = 0;
+    }
 
     public void ensureBookCapacity(final int depth)
     {

@@ -1,0 +1,175 @@
+package io.gpux.engine.journal;
+
+import io.gpux.engine.EngineSnapshot;
+import io.gpux.engine.MatchingEngine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * Engine snapshots in a folder: {@code snapshot-<command sequence>.snap}, each written to a temporary
+ * file, forced to disk and atomically renamed; the newest {@code keep} are kept.
+ *
+ * <pre>
+ *   magic "GPXN" | version | command sequence covered | journal queue index of that command |
+ *   state hash | body length | CRC32C of body | body (EngineSnapshot)
+ * </pre>
+ */
+public final class SnapshotStore
+{
+    private static final int MAGIC = 0x4750584E;
+    private static final int VERSION = 1;
+    private static final int HEADER = 4 + 4 + 8 + 8 + 8 + 4 + 4;
+
+    /** A snapshot read back: the engine it restored and what it covers. */
+    public record Loaded(Path file, long commandSequence, long journalIndex, long stateHash)
+    {
+    }
+
+    private final Path dir;
+    private final int keep;
+
+    public SnapshotStore(final Path dir, final int keep)
+    {
+        this.dir = dir;
+        this.keep = Math.max(1, keep);
+    }
+
+    public Path write(final MatchingEngine engine, final long commandSequence, final long journalIndex) throws IOException
+    {
+        Files.createDirectories(dir);
+        final ByteArrayOutputStream body = new ByteArrayOutputStream(1 << 16);
+        EngineSnapshot.write(engine, new DataOutputStream(body));
+        final byte[] bytes = body.toByteArray();
+        final CRC32C crc = new CRC32C();
+        crc.update(bytes);
+        final ByteBuffer header = ByteBuffer.allocate(HEADER);
+        header.putInt(MAGIC).putInt(VERSION).putLong(commandSequence).putLong(journalIndex).putLong(engine.stateHash())
+            .putInt(bytes.length).putInt((int)crc.getValue()).flip();
+        final Path target = dir.resolve(String.format("snapshot-%020d.snap", commandSequence));
+        final Path tmp = dir.resolve(target.getFileName() + ".tmp");
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE))
+        {
+            ch.write(header);
+            final ByteBuffer data = ByteBuffer.wrap(bytes);
+            while (data.hasRemaining())
+            {
+                ch.write(data);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        prune();
+        return target;
+    }
+
+    private void prune() throws IOException
+    {
+        final List<Path> files = list();
+        for (int i = 0; i < files.size() - keep; i++)
+        {
+            Files.deleteIfExists(files.get(i));
+        }
+    }
+
+    /** Snapshot files, oldest first. */
+    public List<Path> list() throws IOException
+    {
+        if (!Files.isDirectory(dir))
+        {
+            return new ArrayList<>();
+        }
+        try (Stream<Path> s = Files.list(dir))
+        {
+            return new ArrayList<>(s.filter(p -> p.getFileName().toString().matches("snapshot-\\d{20}\\.snap")).sorted().toList());
+        }
+    }
+
+    /**
+     * Restores the newest valid snapshot into a fresh engine, skipping (and reporting) corrupt ones.
+     *
+     * @return what was loaded, or null if no valid snapshot exists (the engine is untouched).
+     */
+    public Loaded loadNewest(final MatchingEngine engine, final Consumer<String> report) throws IOException
+    {
+        final List<Path> files = list();
+        for (int i = files.size() - 1; i >= 0; i--)
+        {
+            final Path file = files.get(i);
+            final String problem = check(file);
+            if (problem != null)
+            {
+                report.accept("snapshot " + file.getFileName() + " skipped: " + problem);
+                continue;
+            }
+            return load(file, engine);
+        }
+        return null;
+    }
+
+    /** @return null if the file is a complete, uncorrupted snapshot, else the problem. */
+    public static String check(final Path file) throws IOException
+    {
+        final byte[] all = Files.readAllBytes(file);
+        if (all.length < HEADER)
+        {
+            return "truncated header";
+        }
+        final ByteBuffer b = ByteBuffer.wrap(all);
+        if (b.getInt() != MAGIC)
+        {
+            return "not a snapshot";
+        }
+        if (b.getInt() != VERSION)
+        {
+            return "unsupported version";
+        }
+        b.getLong();
+        b.getLong();
+        b.getLong();
+        final int length = b.getInt();
+        final int crc = b.getInt();
+        if (length < 0 || HEADER + length != all.length)
+        {
+            return "length " + length + " does not match file size " + all.length;
+        }
+        final CRC32C c = new CRC32C();
+        c.update(all, HEADER, length);
+        return (int)c.getValue() == crc ? null : "checksum mismatch";
+    }
+
+    /** Restores a checked snapshot file into a fresh engine and verifies the state hash it recorded. */
+    public static Loaded load(final Path file, final MatchingEngine engine) throws IOException
+    {
+        final byte[] all = Files.readAllBytes(file);
+        final ByteBuffer b = ByteBuffer.wrap(all);
+        b.getInt();
+        b.getInt();
+        final long commandSequence = b.getLong();
+        final long journalIndex = b.getLong();
+        final long hash = b.getLong();
+        final int length = b.getInt();
+        b.getInt();
+        EngineSnapshot.read(engine, new DataInputStream(new java.io.ByteArrayInputStream(all, HEADER, length)));
+        if (engine.stateHash() != hash)
+        {
+            throw new IOException("snapshot " + file.getFileName() + " restores to state hash " +
+                Long.toHexString(engine.stateHash()) + ", recorded " + Long.toHexString(hash));
+        }
+        return new Loaded(file, commandSequence, journalIndex, hash);
+    }
+}

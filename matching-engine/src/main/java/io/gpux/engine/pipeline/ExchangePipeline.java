@@ -1,0 +1,429 @@
+package io.gpux.engine.pipeline;
+
+import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.EventTranslatorOneArg;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.WaitStrategy;
+import com.lmax.disruptor.YieldingWaitStrategy;
+import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.ProducerType;
+import io.gpux.engine.MatchingEngine;
+import io.gpux.engine.command.Command;
+import io.gpux.engine.command.CommandType;
+import io.gpux.engine.event.Event;
+import io.gpux.engine.event.EventSink;
+import io.gpux.engine.journal.CommandCodec;
+import io.gpux.engine.journal.EventCodec;
+import io.gpux.engine.journal.Journal;
+import io.gpux.engine.journal.SnapshotStore;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * The exchange core: the deterministic engine behind LMAX Disruptor rings, with a Chronicle Queue
+ * command journal, an event journal, snapshots and recovery.
+ *
+ * <pre>
+ *  producers --tryPublish--> [input ring, multi-producer]
+ *                               |
+ *                      core thread: sequencer (stamp time + sequence)
+ *                               -> command journal (append; msync per batch in SYNC)
+ *                               -> engine (apply) -> encode events
+ *                               |
+ *                            [output ring]
+ *                               |
+ *                      output thread: event journal -> publishers
+ * </pre>
+ *
+ * Two threads, for a 2-core machine: the core thread does the sequencing, journaling and matching
+ * (each stage strictly after the previous for every command, so no event can leave before its
+ * command is journaled), and the output thread writes the audit trail and feeds subscribers. A
+ * third, idle-most-of-the-time thread injects a TICK every {@code tickIntervalMs} so that timers fire
+ * when the market is quiet.
+ */
+public final class ExchangePipeline implements AutoCloseable
+{
+    /** Settings, with defaults. */
+    public static final class Context
+    {
+        private Path dataDir;
+        private Durability durability = Durability.ASYNC;
+        private int ringSize = 1 << 14;
+        private int outputRingSize = 1 << 16;
+        private long tickIntervalMs = 100;
+        private long snapshotEvery = 1_000_000;
+        private int snapshotsKept = 3;
+        private EpochClock clock = SystemEpochClock.INSTANCE;
+        private final List<EventPublisher> publishers = new ArrayList<>();
+        private Consumer<String> log = System.err::println;
+        private boolean yielding = true;
+
+        public Context dataDir(final Path v)
+        {
+            dataDir = v;
+            return this;
+        }
+
+        public Context durability(final Durability v)
+        {
+            durability = v;
+            return this;
+        }
+
+        public Context ringSize(final int v)
+        {
+            ringSize = v;
+            return this;
+        }
+
+        public Context outputRingSize(final int v)
+        {
+            outputRingSize = v;
+            return this;
+        }
+
+        /** 0 disables the TICK injection. */
+        public Context tickIntervalMs(final long v)
+        {
+            tickIntervalMs = v;
+            return this;
+        }
+
+        /** 0 disables periodic snapshots. */
+        public Context snapshotEvery(final long v)
+        {
+            snapshotEvery = v;
+            return this;
+        }
+
+        public Context snapshotsKept(final int v)
+        {
+            snapshotsKept = v;
+            return this;
+        }
+
+        public Context clock(final EpochClock v)
+        {
+            clock = v;
+            return this;
+        }
+
+        public Context publisher(final EventPublisher v)
+        {
+            publishers.add(v);
+            return this;
+        }
+
+        public Context log(final Consumer<String> v)
+        {
+            log = v;
+            return this;
+        }
+
+        /** Yielding (lowest latency, burns the cores) or blocking wait strategies. */
+        public Context yielding(final boolean v)
+        {
+            yielding = v;
+            return this;
+        }
+
+        Context conclude()
+        {
+            if (dataDir == null)
+            {
+                throw new IllegalArgumentException("dataDir is required");
+            }
+            if (Integer.bitCount(ringSize) != 1 || Integer.bitCount(outputRingSize) != 1)
+            {
+                throw new IllegalArgumentException("ring sizes must be powers of two");
+            }
+            if (tickIntervalMs < 0 || snapshotEvery < 0 || snapshotsKept < 1)
+            {
+                throw new IllegalArgumentException("negative interval or no snapshot kept");
+            }
+            return this;
+        }
+    }
+
+    private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command.copyFrom(src);
+    private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
+        (slot, seq, unused) -> slot.command.reset(CommandType.TICK, 0);
+
+    private final Context ctx;
+    private final Journal commandJournal;
+    private final Journal eventJournal;
+    private final SnapshotStore snapshots;
+    private final Disruptor<CommandSlot> input;
+    private final Disruptor<EventSlot> output;
+    private final RingBuffer<CommandSlot> inputRing;
+    private final CoreHandler core;
+    private final Recovery.Result recovered;
+    private final AtomicBoolean snapshotRequested = new AtomicBoolean();
+    private final Thread ticker;
+    private volatile boolean running = true;
+
+    private ExchangePipeline(final Context ctx) throws IOException
+    {
+        this.ctx = ctx.conclude();
+        commandJournal = Journal.open(ctx.dataDir.resolve("commands"));
+        eventJournal = Journal.open(ctx.dataDir.resolve("events"));
+        snapshots = new SnapshotStore(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
+        try
+        {
+            recovered = Recovery.recover(commandJournal, eventJournal, snapshots, true, ctx.log);
+        }
+        catch (final RuntimeException | IOException ex)
+        {
+            commandJournal.close();
+            eventJournal.close();
+            throw ex;
+        }
+        ctx.log.accept("recovered: command " + recovered.commandSequence() + " (" + recovered.replayedCommands() +
+            " replayed after snapshot " + recovered.snapshotSequence() + "), " + recovered.checkedEvents() +
+            " events checked, " + recovered.appendedEvents() + " appended");
+
+        output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
+            waitStrategy());
+        output.handleEventsWith(new OutputHandler(eventJournal, ctx.publishers));
+        final RingBuffer<EventSlot> outputRing = output.start();
+
+        core = new CoreHandler(recovered, outputRing);
+        input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
+            waitStrategy());
+        input.handleEventsWith(core);
+        inputRing = input.start();
+
+        ticker = new Thread(this::tickLoop, "gpux-ticker");
+        ticker.setDaemon(true);
+        if (ctx.tickIntervalMs > 0)
+        {
+            ticker.start();
+        }
+    }
+
+    /** Recovers from the data directory and goes live. */
+    public static ExchangePipeline start(final Context ctx) throws IOException
+    {
+        return new ExchangePipeline(ctx);
+    }
+
+    private WaitStrategy waitStrategy()
+    {
+        return ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy();
+    }
+
+    private static java.util.concurrent.ThreadFactory daemonThreads(final String name)
+    {
+        return r ->
+        {
+            final Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /**
+     * Publishes a copy of a command without blocking.
+     *
+     * @return false when the input ring is full: answer the producer BUSY.
+     */
+    public boolean tryPublish(final Command command)
+    {
+        return inputRing.tryPublishEvent(COPY, command);
+    }
+
+    /** Publishes a command filled in place by a translator, without blocking; false when full. */
+    public <A> boolean tryPublish(final EventTranslatorOneArg<CommandSlot, A> translator, final A arg)
+    {
+        return inputRing.tryPublishEvent(translator, arg);
+    }
+
+    /** Asks the core thread to write a snapshot after its current batch. */
+    public void requestSnapshot()
+    {
+        snapshotRequested.set(true);
+        inputRing.tryPublishEvent(TICK, null);
+    }
+
+    public Recovery.Result recovered()
+    {
+        return recovered;
+    }
+
+    /** Commands applied so far (the last command sequence). Read from any thread. */
+    public long appliedCommands()
+    {
+        return core.appliedSequence;
+    }
+
+    /** The state hash as of the last snapshot or recovery; exact only when no producer is publishing. */
+    public long lastStateHash()
+    {
+        return core.lastHash;
+    }
+
+    private void tickLoop()
+    {
+        while (running)
+        {
+            try
+            {
+                Thread.sleep(ctx.tickIntervalMs);
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+            inputRing.tryPublishEvent(TICK, null);
+        }
+    }
+
+    /** Stops the ticker, drains both rings, writes a final hash and closes the journals. */
+    @Override
+    public void close()
+    {
+        running = false;
+        ticker.interrupt();
+        input.shutdown();
+        output.shutdown();
+        core.lastHash = core.engine.stateHash();
+        commandJournal.close();
+        eventJournal.close();
+    }
+
+    /** Sequencer, command journal and engine, on one thread. */
+    private final class CoreHandler implements EventHandler<CommandSlot>, EventSink
+    {
+        private final MatchingEngine engine;
+        private final CommandCodec commandCodec = new CommandCodec();
+        private final EventCodec eventCodec = new EventCodec();
+        private final RingBuffer<EventSlot> outputRing;
+        private final CommandSlot[] batch;
+        private int batchSize;
+        private long sequence;
+        private long lastIndex;
+        private long lastTime;
+        private long lastSnapshotSequence;
+        volatile long appliedSequence;
+        volatile long lastHash;
+
+        CoreHandler(final Recovery.Result recovered, final RingBuffer<EventSlot> outputRing)
+        {
+            engine = recovered.engine();
+            sequence = recovered.commandSequence();
+            lastIndex = recovered.commandIndex();
+            lastSnapshotSequence = recovered.snapshotSequence();
+            lastTime = Math.max(0, engine.lastCommandTime());
+            appliedSequence = sequence;
+            lastHash = engine.stateHash();
+            this.outputRing = outputRing;
+            batch = new CommandSlot[ctx.ringSize];
+            engine.sink(this);
+        }
+
+        @Override
+        public void onEvent(final CommandSlot slot, final long ringSequence, final boolean endOfBatch)
+        {
+            final Command command = slot.command;
+            final long now = ctx.clock.time();
+            lastTime = Math.max(lastTime, now);
+            command.timeMs = lastTime;
+            command.sequence = ++sequence;
+            lastIndex = commandJournal.append(commandCodec.bytes(), commandCodec.encode(command));
+            if (ctx.durability == Durability.ASYNC)
+            {
+                engine.apply(command);
+                appliedSequence = sequence;
+            }
+            else
+            {
+                batch[batchSize++] = slot;
+            }
+            if (endOfBatch)
+            {
+                if (batchSize > 0)
+                {
+                    commandJournal.sync();
+                    for (int i = 0; i < batchSize; i++)
+                    {
+                        engine.apply(batch[i].command);
+                        batch[i] = null;
+                    }
+                    batchSize = 0;
+                    appliedSequence = sequence;
+                }
+                maybeSnapshot();
+            }
+        }
+
+        private void maybeSnapshot()
+        {
+            final boolean due = ctx.snapshotEvery > 0 && sequence - lastSnapshotSequence >= ctx.snapshotEvery;
+            if ((due || snapshotRequested.getAndSet(false)) && sequence > lastSnapshotSequence)
+            {
+                try
+                {
+                    snapshots.write(engine, sequence, lastIndex);
+                    lastSnapshotSequence = sequence;
+                    lastHash = engine.stateHash();
+                }
+                catch (final IOException ex)
+                {
+                    ctx.log.accept("snapshot at command " + sequence + " failed: " + ex);
+                }
+            }
+        }
+
+        @Override
+        public void onEvent(final Event event)
+        {
+            final int length = eventCodec.encode(event);
+            final long s = outputRing.next();
+            outputRing.get(s).set(eventCodec.bytes(), length);
+            outputRing.publish(s);
+        }
+    }
+
+    /** Event journal, then every publisher, on the output thread. */
+    private static final class OutputHandler implements EventHandler<EventSlot>
+    {
+        private final Journal journal;
+        private final EventPublisher[] publishers;
+        private final EventCodec codec = new EventCodec();
+        private final Event event = new Event();
+
+        OutputHandler(final Journal journal, final List<EventPublisher> publishers)
+        {
+            this.journal = journal;
+            this.publishers = publishers.toArray(new EventPublisher[0]);
+        }
+
+        @Override
+        public void onEvent(final EventSlot slot, final long sequence, final boolean endOfBatch)
+        {
+            journal.append(slot.bytes, slot.length);
+            if (publishers.length > 0)
+            {
+                System.arraycopy(slot.bytes, 0, codec.bytes(), 0, slot.length);
+                final String problem = codec.decode(slot.length, event);
+                if (problem != null)
+                {
+                    throw new UncheckedIOException(new IOException("event record does not decode: " + problem));
+                }
+                for (final EventPublisher p : publishers)
+                {
+                    p.onEvent(event);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package io.gpux.engine.pipeline;
+
+import io.gpux.engine.MatchingEngine;
+import io.gpux.engine.command.Command;
+import io.gpux.engine.event.Event;
+import io.gpux.engine.event.EventSink;
+import io.gpux.engine.journal.CommandCodec;
+import io.gpux.engine.journal.EventCodec;
+import io.gpux.engine.journal.Journal;
+import io.gpux.engine.journal.RecordDescriptor;
+import io.gpux.engine.journal.SnapshotStore;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * Start-up: the newest valid snapshot, then the command journal after it replayed with output
+ * suppressed, each regenerated event checked against the event journal (events the journal lacks,
+ * because the process died before writing them, are appended). A torn tail record in either journal
+ * is reported and cut off; any other mismatch is fatal: the exchange must not start on a history it
+ * cannot reproduce.
+ */
+public final class Recovery
+{
+    /** The state to go live from. */
+    public record Result(MatchingEngine engine, long commandSequence, long commandIndex, long snapshotSequence,
+        long replayedCommands, long appendedEvents, long checkedEvents)
+    {
+    }
+
+    /** Recovery cannot reproduce the journaled history. */
+    public static final class RecoveryException extends RuntimeException
+    {
+        public RecoveryException(final String message)
+        {
+            super(message);
+        }
+    }
+
+    private Recovery()
+    {
+    }
+
+    public static Result recover(
+        final Journal commands, final Journal events, final SnapshotStore snapshots, final boolean useSnapshots,
+        final Consumer<String> log) throws IOException
+    {
+        final EventCheck check = new EventCheck(events, log);
+        final MatchingEngine engine = new MatchingEngine(check);
+        long commandSequence = 0;
+        long commandIndex = -1;
+        long snapshotSequence = 0;
+        final Journal.Reader reader = commands.reader();
+        if (useSnapshots)
+        {
+            final SnapshotStore.Loaded loaded = snapshots.loadNewest(engine, log);
+            if (loaded != null)
+            {
+                if (!reader.startAfter(loaded.journalIndex()))
+                {
+                    throw new RecoveryException("snapshot " + loaded.file().getFileName() + " covers journal index " +
+                        Long.toHexString(loaded.journalIndex()) + ", which the command journal does not have");
+                }
+                commandSequence = loaded.commandSequence();
+                commandIndex = loaded.journalIndex();
+                snapshotSequence = commandSequence;
+                log.accept("snapshot " + loaded.file().getFileName() + " loaded: command " + commandSequence);
+            }
+        }
+        check.positionAfter(engine.eventSequence());
+
+        final CommandCodec codec = new CommandCodec();
+        final Command command = new Command();
+        long replayed = 0;
+        int length;
+        while ((length = reader.next(codec.bytes())) >= 0)
+        {
+            final String problem = codec.decode(length, command);
+            if (problem != null)
+            {
+                if (reader.atEnd())
+                {
+                    log.accept("command journal: torn tail record at index " + Long.toHexString(reader.index()) +
+                        " (" + problem + "): cut off");
+                    commands.cutTornTail(reader.index());
+                    break;
+                }
+                throw new RecoveryException("command journal corrupt at index " + Long.toHexString(reader.index()) +
+                    ": " + problem);
+            }
+            if (command.sequence != commandSequence + 1)
+            {
+                throw new RecoveryException("command journal out of sequence at index " +
+                    Long.toHexString(reader.index()) + ": command " + command.sequence + " after " + commandSequence);
+            }
+            engine.apply(command);
+            commandSequence = command.sequence;
+            commandIndex = reader.index();
+            replayed++;
+        }
+        check.finish();
+        engine.sink(event -> { });
+        return new Result(engine, commandSequence, commandIndex, snapshotSequence, replayed, check.appended, check.checked);
+    }
+
+    /** Compares regenerated events with the event journal, appending what it lacks. */
+    private static final class EventCheck implements EventSink
+    {
+        private final Journal journal;
+        private final Consumer<String> log;
+        private final Journal.Reader reader;
+        private final EventCodec regenerated = new EventCodec();
+        private final byte[] stored = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
+        private final EventCodec storedCodec = new EventCodec();
+        private final Event scratch = new Event();
+        private boolean journalExhausted;
+        long appended;
+        long checked;
+
+        EventCheck(final Journal journal, final Consumer<String> log)
+        {
+            this.journal = journal;
+            this.log = log;
+            reader = journal.reader();
+        }
+
+        /** Skips the journaled events up to and including {@code sequence}. */
+        void positionAfter(final long sequence)
+        {
+            if (sequence == 0)
+            {
+                return;
+            }
+            int length;
+            while ((length = reader.next(storedCodec.bytes())) >= 0)
+            {
+                if (storedCodec.decode(length, scratch) == null && storedCodec.sequenceOf() >= sequence)
+                {
+                    if (storedCodec.sequenceOf() > sequence)
+                    {
+                        throw new RecoveryException("event journal skips from before event " + sequence + " to " +
+                            storedCodec.sequenceOf());
+                    }
+                    return;
+                }
+            }
+            throw new RecoveryException("event journal ends before event " + sequence + ", which the snapshot covers");
+        }
+
+        @Override
+        public void onEvent(final Event event)
+        {
+            final int length = regenerated.encode(event);
+            if (!journalExhausted)
+            {
+                final int n = reader.next(stored);
+                if (n >= 0)
+                {
+                    if (n == length && Arrays.equals(stored, 0, n, regenerated.bytes(), 0, length))
+                    {
+                        checked++;
+                        return;
+                    }
+                    final String problem = storedCodec.decode(copy(n), scratch);
+                    if (problem != null && reader.atEnd())
+                    {
+                        log.accept("event journal: torn tail record at index " + Long.toHexString(reader.index()) +
+                            " (" + problem + "): cut off");
+                        journal.cutTornTail(reader.index());
+                    }
+                    else
+                    {
+                        throw new RecoveryException("event " + event.sequence + " regenerated from the command journal " +
+                            "differs from the event journal at index " + Long.toHexString(reader.index()) +
+                            (problem == null ? "" : " (" + problem + ")"));
+                    }
+                }
+                journalExhausted = true;
+            }
+            journal.append(regenerated.bytes(), length);
+            appended++;
+        }
+
+        private int copy(final int n)
+        {
+            System.arraycopy(stored, 0, storedCodec.bytes(), 0, n);
+            return n;
+        }
+
+        void finish()
+        {
+            final int n = journalExhausted ? -1 : reader.next(stored);
+            if (n >= 0 && storedCodec.decode(copy(n), scratch) != null && reader.atEnd())
+            {
+                log.accept("event journal: torn tail record at index " + Long.toHexString(reader.index()) + ": cut off");
+                journal.cutTornTail(reader.index());
+            }
+            else if (n >= 0)
+            {
+                throw new RecoveryException("the event journal holds events after the last one the command journal " +
+                    "regenerates (index " + Long.toHexString(reader.index()) + ")");
+            }
+            if (appended > 0)
+            {
+                log.accept("event journal: " + appended + " events regenerated and appended");
+            }
+        }
+    }
+}
