@@ -11,6 +11,7 @@ import io.gpux.engine.journal.RecordDescriptor;
 import io.gpux.engine.journal.SnapshotStore;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
@@ -42,19 +43,33 @@ public final class Recovery
     {
     }
 
+    /** Recovers from the newest valid snapshot, repairing a torn tail and appending missing events. */
     public static Result recover(
         final Journal commands, final Journal events, final SnapshotStore snapshots, final boolean useSnapshots,
         final Consumer<String> log) throws IOException
     {
-        final EventCheck check = new EventCheck(events, log);
+        return recover(commands, events, useSnapshots ? snapshots : null, null, false, log);
+    }
+
+    /**
+     * @param snapshots    where to find the newest snapshot, or null to replay from the start.
+     * @param snapshotFile a particular snapshot to start from, or null.
+     * @param readOnly     verify only: report torn tails and missing events instead of repairing.
+     */
+    public static Result recover(
+        final Journal commands, final Journal events, final SnapshotStore snapshots, final Path snapshotFile,
+        final boolean readOnly, final Consumer<String> log) throws IOException
+    {
+        final EventCheck check = new EventCheck(events, readOnly, log);
         final MatchingEngine engine = new MatchingEngine(check);
         long commandSequence = 0;
         long commandIndex = -1;
         long snapshotSequence = 0;
         final Journal.Reader reader = commands.reader();
-        if (useSnapshots)
+        if (snapshots != null || snapshotFile != null)
         {
-            final SnapshotStore.Loaded loaded = snapshots.loadNewest(engine, log);
+            final SnapshotStore.Loaded loaded = snapshotFile != null ? SnapshotStore.load(snapshotFile, engine) :
+                snapshots.loadNewest(engine, log);
             if (loaded != null)
             {
                 if (!reader.startAfter(loaded.journalIndex()))
@@ -82,8 +97,11 @@ public final class Recovery
                 if (reader.atEnd())
                 {
                     log.accept("command journal: torn tail record at index " + Long.toHexString(reader.index()) +
-                        " (" + problem + "): cut off");
-                    commands.cutTornTail(reader.index());
+                        " (" + problem + ")" + (readOnly ? "" : ": cut off"));
+                    if (!readOnly)
+                    {
+                        commands.cutTornTail(reader.index());
+                    }
                     break;
                 }
                 throw new RecoveryException("command journal corrupt at index " + Long.toHexString(reader.index()) +
@@ -108,6 +126,7 @@ public final class Recovery
     private static final class EventCheck implements EventSink
     {
         private final Journal journal;
+        private final boolean readOnly;
         private final Consumer<String> log;
         private final Journal.Reader reader;
         private final EventCodec regenerated = new EventCodec();
@@ -118,9 +137,10 @@ public final class Recovery
         long appended;
         long checked;
 
-        EventCheck(final Journal journal, final Consumer<String> log)
+        EventCheck(final Journal journal, final boolean readOnly, final Consumer<String> log)
         {
             this.journal = journal;
+            this.readOnly = readOnly;
             this.log = log;
             reader = journal.reader();
         }
@@ -166,8 +186,11 @@ public final class Recovery
                     if (problem != null && reader.atEnd())
                     {
                         log.accept("event journal: torn tail record at index " + Long.toHexString(reader.index()) +
-                            " (" + problem + "): cut off");
-                        journal.cutTornTail(reader.index());
+                            " (" + problem + ")" + (readOnly ? "" : ": cut off"));
+                        if (!readOnly)
+                        {
+                            journal.cutTornTail(reader.index());
+                        }
                     }
                     else
                     {
@@ -178,7 +201,10 @@ public final class Recovery
                 }
                 journalExhausted = true;
             }
-            journal.append(regenerated.bytes(), length);
+            if (!readOnly)
+            {
+                journal.append(regenerated.bytes(), length);
+            }
             appended++;
         }
 
@@ -193,8 +219,12 @@ public final class Recovery
             final int n = journalExhausted ? -1 : reader.next(stored);
             if (n >= 0 && storedCodec.decode(copy(n), scratch) != null && reader.atEnd())
             {
-                log.accept("event journal: torn tail record at index " + Long.toHexString(reader.index()) + ": cut off");
-                journal.cutTornTail(reader.index());
+                log.accept("event journal: torn tail record at index " + Long.toHexString(reader.index()) +
+                    (readOnly ? "" : ": cut off"));
+                if (!readOnly)
+                {
+                    journal.cutTornTail(reader.index());
+                }
             }
             else if (n >= 0)
             {
@@ -203,7 +233,7 @@ public final class Recovery
             }
             if (appended > 0)
             {
-                log.accept("event journal: " + appended + " events regenerated and appended");
+                log.accept("event journal: " + appended + " events regenerated" + (readOnly ? " but missing" : " and appended"));
             }
         }
     }

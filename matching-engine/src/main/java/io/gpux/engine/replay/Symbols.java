@@ -1,8 +1,6 @@
 package io.gpux.engine.replay;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,18 +14,37 @@ public final class Symbols
     public static final class Namespace
     {
         private final Map<String, Long> ids = new HashMap<>();
-        private final List<String> names = new ArrayList<>();
+        private final org.agrona.collections.Long2ObjectHashMap<String> names = new org.agrona.collections.Long2ObjectHashMap<>();
+        private final String fallbackPrefix;
+        private long nextId = 1;
 
+        Namespace(final String fallbackPrefix)
+        {
+            this.fallbackPrefix = fallbackPrefix;
+        }
+
+        /** The id of a name, given the next free id on first sight. */
         public long id(final String name)
         {
             Long id = ids.get(name);
             if (id == null)
             {
-                names.add(name);
-                id = (long)names.size();
+                while (names.containsKey(nextId))
+                {
+                    nextId++;
+                }
+                id = nextId++;
                 ids.put(name, id);
+                names.put(id, name);
             }
             return id;
+        }
+
+        /** Names an id explicitly (e.g. from a journaled registration). */
+        public void define(final long id, final String name)
+        {
+            ids.put(name, id);
+            names.put(id, name);
         }
 
         /** @return the id of a known name, or 0. */
@@ -37,9 +54,11 @@ public final class Symbols
             return id == null ? 0 : id;
         }
 
+        /** The name of an id; an id never named prints as the fallback prefix and the number. */
         public String name(final long id)
         {
-            return id >= 1 && id <= names.size() ? names.get((int)(id - 1)) : "?" + id;
+            final String name = names.get(id);
+            return name != null ? name : fallbackPrefix + id;
         }
 
         public int size()
@@ -48,13 +67,13 @@ public final class Symbols
         }
     }
 
-    public final Namespace markets = new Namespace();
-    public final Namespace accounts = new Namespace();
-    public final Namespace machines = new Namespace();
-    public final Namespace orders = new Namespace();
-    public final Namespace regions = new Namespace();
-    public final Namespace interconnects = new Namespace();
-    private final Namespace otherLeases = new Namespace();
+    public final Namespace markets = new Namespace("market-");
+    public final Namespace accounts = new Namespace("account-");
+    public final Namespace machines = new Namespace("machine-");
+    public final Namespace orders = new Namespace("");
+    public final Namespace regions = new Namespace("region-");
+    public final Namespace interconnects = new Namespace("interconnect-");
+    private final Namespace otherLeases = new Namespace("lease-");
 
     public long leaseId(final String name)
     {
