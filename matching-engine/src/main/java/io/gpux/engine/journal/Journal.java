@@ -79,6 +79,39 @@ public final class Journal implements AutoCloseable
         append(marker, VOID_LENGTH);
     }
 
+    /**
+     * The last {@code max} raw records, newest first, each passed to {@code visitor} until it returns
+     * true (no VOID handling: for finding the last good record).
+     */
+    public void readBackward(final byte[] dst, final int max, final RecordVisitor visitor)
+    {
+        final ExcerptTailer tailer = queue.createTailer().direction(net.openhft.chronicle.queue.TailerDirection.BACKWARD).toEnd();
+        for (int i = 0; i < max; i++)
+        {
+            try (DocumentContext dc = tailer.readingDocument())
+            {
+                if (!dc.isPresent())
+                {
+                    return;
+                }
+                final Bytes<?> bytes = dc.wire().bytes();
+                final int length = (int)Math.min(bytes.readRemaining(), dst.length);
+                bytes.read(dst, 0, length);
+                if (visitor.visit(dst, length))
+                {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Sees one record; returns true to stop. */
+    @FunctionalInterface
+    public interface RecordVisitor
+    {
+        boolean visit(byte[] record, int length);
+    }
+
     public Reader reader()
     {
         return new Reader(queue.createTailer());

@@ -25,17 +25,17 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  *   magic "GPXN" | version | command sequence covered | journal queue index of that command |
- *   state hash | body length | CRC32C of body | body (EngineSnapshot)
+ *   last event sequence | state hash | body length | CRC32C of body | body (EngineSnapshot)
  * </pre>
  */
 public final class SnapshotStore
 {
     private static final int MAGIC = 0x4750584E;
     private static final int VERSION = 1;
-    private static final int HEADER = 4 + 4 + 8 + 8 + 8 + 4 + 4;
+    private static final int HEADER = 4 + 4 + 8 + 8 + 8 + 8 + 4 + 4;
 
     /** A snapshot read back: the engine it restored and what it covers. */
-    public record Loaded(Path file, long commandSequence, long journalIndex, long stateHash)
+    public record Loaded(Path file, long commandSequence, long journalIndex, long eventSequence, long stateHash)
     {
     }
 
@@ -57,7 +57,8 @@ public final class SnapshotStore
         final CRC32C crc = new CRC32C();
         crc.update(bytes);
         final ByteBuffer header = ByteBuffer.allocate(HEADER);
-        header.putInt(MAGIC).putInt(VERSION).putLong(commandSequence).putLong(journalIndex).putLong(engine.stateHash())
+        header.putInt(MAGIC).putInt(VERSION).putLong(commandSequence).putLong(journalIndex)
+            .putLong(engine.eventSequence()).putLong(engine.stateHash())
             .putInt(bytes.length).putInt((int)crc.getValue()).flip();
         final Path target = dir.resolve(String.format("snapshot-%020d.snap", commandSequence));
         final Path tmp = dir.resolve(target.getFileName() + ".tmp");
@@ -106,6 +107,16 @@ public final class SnapshotStore
      */
     public Loaded loadNewest(final MatchingEngine engine, final Consumer<String> report) throws IOException
     {
+        return loadNewest(engine, report, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #loadNewest(MatchingEngine, Consumer)}, among snapshots whose events do not go beyond
+     * {@code maxEventSequence} (a snapshot ahead of the event journal cannot regenerate what it lacks).
+     */
+    public Loaded loadNewest(final MatchingEngine engine, final Consumer<String> report, final long maxEventSequence)
+        throws IOException
+    {
         final List<Path> files = list();
         for (int i = files.size() - 1; i >= 0; i--)
         {
@@ -116,9 +127,22 @@ public final class SnapshotStore
                 report.accept("snapshot " + file.getFileName() + " skipped: " + problem);
                 continue;
             }
+            final long events = eventSequence(file);
+            if (events > maxEventSequence)
+            {
+                report.accept("snapshot " + file.getFileName() + " skipped: it covers event " + events +
+                    ", the event journal ends at " + maxEventSequence);
+                continue;
+            }
             return load(file, engine);
         }
         return null;
+    }
+
+    private static long eventSequence(final Path file) throws IOException
+    {
+        final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file));
+        return b.getLong(4 + 4 + 8 + 8);
     }
 
     /** @return null if the file is a complete, uncorrupted snapshot, else the problem. */
@@ -138,6 +162,7 @@ public final class SnapshotStore
         {
             return "unsupported version";
         }
+        b.getLong();
         b.getLong();
         b.getLong();
         b.getLong();
@@ -161,6 +186,7 @@ public final class SnapshotStore
         b.getInt();
         final long commandSequence = b.getLong();
         final long journalIndex = b.getLong();
+        final long eventSequence = b.getLong();
         final long hash = b.getLong();
         final int length = b.getInt();
         b.getInt();
@@ -170,6 +196,6 @@ public final class SnapshotStore
             throw new IOException("snapshot " + file.getFileName() + " restores to state hash " +
                 Long.toHexString(engine.stateHash()) + ", recorded " + Long.toHexString(hash));
         }
-        return new Loaded(file, commandSequence, journalIndex, hash);
+        return new Loaded(file, commandSequence, journalIndex, eventSequence, hash);
     }
 }

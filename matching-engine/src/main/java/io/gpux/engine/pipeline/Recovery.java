@@ -69,7 +69,7 @@ public final class Recovery
         if (snapshots != null || snapshotFile != null)
         {
             final SnapshotStore.Loaded loaded = snapshotFile != null ? SnapshotStore.load(snapshotFile, engine) :
-                snapshots.loadNewest(engine, log);
+                snapshots.loadNewest(engine, log, lastEventSequence(events));
             if (loaded != null)
             {
                 if (!reader.startAfter(loaded.journalIndex()))
@@ -120,6 +120,24 @@ public final class Recovery
         check.finish();
         engine.sink(event -> { });
         return new Result(engine, commandSequence, commandIndex, snapshotSequence, replayed, check.appended, check.checked);
+    }
+
+    /** The sequence of the last good record of the event journal, 0 if none. */
+    static long lastEventSequence(final Journal events)
+    {
+        final EventCodec codec = new EventCodec();
+        final Event scratch = new Event();
+        final long[] last = {0};
+        events.readBackward(codec.bytes(), 64, (record, length) ->
+        {
+            if (codec.decode(length, scratch) == null)
+            {
+                last[0] = scratch.sequence;
+                return true;
+            }
+            return false;
+        });
+        return last[0];
     }
 
     /** Compares regenerated events with the event journal, appending what it lacks. */
