@@ -151,6 +151,7 @@ public final class InvariantChecker
             case SETTLED -> onSettled(e);
             case PREEMPT_NOTICE -> onNotice(e);
             case LEASE_ENDED -> onLeaseEnded(e);
+            case MACHINE_ONLINE, MACHINE_OFFLINE -> onMachine(e);
             default ->
             {
             }
@@ -182,6 +183,102 @@ public final class InvariantChecker
             live.put(id, t);
         }
         require(e.gpus > 0 && e.price > 0, "FILL with gpus " + e.gpus + " price " + e.price);
+        secondOfPair = !secondOfPair;
+        if (secondOfPair)
+        {
+            checkFillPriority(e);
+        }
+    }
+
+    /** FILL lines come in pairs, the incoming order's first. */
+    private boolean secondOfPair;
+    private long plainFills;
+
+    public long plainFills()
+    {
+        return plainFills;
+    }
+
+    /**
+     * Invariant 4 and 13.14 for a plain match (not a preemption, nor the free GPUs of a gang preemption),
+     * checked when its first FILL is printed: the trade is at the price of the order with the older
+     * priority, within both limits, between eligible orders; and no better eligible order of the resting
+     * side was passed over (it would have been matched first, and fully, before this one).
+     */
+    private void checkFillPriority(final Event e)
+    {
+        if (e.preemptsLeaseId != 0)
+        {
+            checkPreemptionFill(e);
+            return;
+        }
+        final Lease lease = engine.lease(e.leaseId);
+        require(lease != null, "FILL of unknown lease L" + e.leaseId);
+        for (int i = 0; i < lease.sourceCount; i++)
+        {
+            if (lease.sourceVictim[i] != null)
+            {
+                return; // free GPUs of a gang preemption: pay-as-bid
+            }
+        }
+        plainFills++;
+        final boolean bidIncoming = e.accountId == lease.renter.id;
+        final Order bid = lease.renter.openOrders.get(bidIncoming ? e.orderId : e.counterOrderId);
+        final Order ask = lease.owner.openOrders.get(bidIncoming ? e.counterOrderId : e.orderId);
+        final String what = "FILL L" + e.leaseId + " (" + (bidIncoming ? "bid" : "ask") + " incoming)";
+        require(bid != null && bid.bid && ask != null && !ask.bid, what + ": its orders are not open");
+        require(ask.machine == lease.machine, what + ": lease on another machine than the ask's");
+        final long expected = ask.priority < bid.priority ? ask.price : bid.price;
+        require(e.price == expected && lease.price == expected, what + " at " + e.price + ", but the older order's " +
+            "price is " + expected + " (bid " + bid.price + "/prio " + bid.priority + ", ask " + ask.price + "/prio " +
+            ask.priority + ")");
+        require(ask.price <= bid.price, what + ": ask price " + ask.price + " above bid price " + bid.price);
+        require(bid.account != ask.account && eligible(bid, ask.machine), what + ": the ask's machine does not " +
+            "satisfy the bid (constraints or self-trade)");
+        require(!ask.market.halted, what + " in a halted market");
+        require(ask.machine.online, what + " on an offline machine");
+        if (bid.gang)
+        {
+            require(e.gpus == lease.gpus && bid.openGpus == 0, what + ": a gang bid split");
+        }
+        if (bidIncoming)
+        {
+            // every eligible ask better than this one must have been used up
+            for (final Order other : orders(ask.market.asks))
+            {
+                if (other == ask || other.price > ask.price || (other.price == ask.price && other.priority > ask.priority))
+                {
+                    continue;
+                }
+                if (other.openGpus > 0 && other.account != bid.account && eligible(bid, other.machine) &&
+                    (!bid.gang || other.openGpus >= lease.gpus))
+                {
+                    throw new AssertionError(what + ": bid " + bid.clientOrderId + " of " + bid.account.name +
+                        " filled from ask " + ask.clientOrderId + " (" + ask.price + ") while better eligible ask " +
+                        other.clientOrderId + " of " + other.account.name + " (" + other.openGpus + " @ " + other.price +
+                        ") has GPUs");
+                }
+            }
+        }
+        else
+        {
+            final int askOpenBefore = ask.openGpus + e.gpus;
+            for (final Order other : orders(bid.market.bids))
+            {
+                if (other == bid || other.price < bid.price || (other.price == bid.price && other.priority > bid.priority))
+                {
+                    continue;
+                }
+                if (other.account != ask.account && eligible(other, ask.machine) &&
+                    (!other.gang || other.openGpus <= askOpenBefore))
+                {
+                    throw new AssertionError(what + ": ask " + ask.clientOrderId + " of " + ask.account.name +
+                        " filled bid " + bid.clientOrderId + " (" + bid.price + ") while better eligible bid " +
+                        other.clientOrderId + " of " + other.account.name + " (" + other.openGpus + " @ " + other.price +
+                        (other.gang ? " gang" : "") + ") waits");
+                }
+            }
+        }
     }
 
     private void onLeaseStarted(final Event e)
@@ -196,8 +293,9 @@ public final class InvariantChecker
         t.price = e.price;
         if (t.notice != null)
         {
-            require(t.effectiveMs > e.timeMs, "L" + e.leaseId + " started at " + e.timeMs +
-                " at or after its notice's effective time " + t.effectiveMs);
+            // a pending lease under a reclaim notice may start no later than its effective time (it then ends)
+            require(t.effectiveMs >= e.timeMs, "L" + e.leaseId + " started at " + e.timeMs +
+                " after its notice's effective time " + t.effectiveMs);
         }
     }
 
@@ -246,6 +344,13 @@ public final class InvariantChecker
         require(lease != null, "PREEMPT_NOTICE of L" + e.leaseId + " unknown to the engine");
         require(e.effectiveMs == e.timeMs + lease.market.graceMs, "notice of L" + e.leaseId + " effective " +
             e.effectiveMs + ", expected now + graceMs = " + (e.timeMs + lease.market.graceMs));
+        if (e.noticeReason == NoticeReason.INSUFFICIENT_FUNDS)
+        {
+            // 9, 13.26: only at a period end, after settling it
+            require(t.started && (e.timeMs - t.startMs) % lease.market.prepayMs == 0 && e.timeMs > t.startMs &&
+                t.settledMs == e.timeMs - t.startMs, "INSUFFICIENT_FUNDS notice to L" + e.leaseId + " at " + e.timeMs +
+                ", not at a settled period end (started " + t.startMs + ")");
+        }
         t.notice = e.noticeReason;
         t.effectiveMs = e.effectiveMs;
         t.noticedAt = e.timeMs;
@@ -259,9 +364,30 @@ public final class InvariantChecker
         ended.add(e.leaseId);
         require(e.cost == t.cost && e.fee == t.fee, "LEASE_ENDED L" + e.leaseId + " cost " + e.cost + " fee " + e.fee +
             ", but its SETTLED lines sum to " + t.cost + " and " + t.fee);
+        final Lease lease = engine.lease(e.leaseId);
+        require(lease != null, "LEASE_ENDED of L" + e.leaseId + " unknown to the engine");
         if (!t.started)
         {
             require(e.cost == 0, "L" + e.leaseId + " never started but cost " + e.cost);
+        }
+        else if (e.endReason == EndReason.MACHINE_OFFLINE)
+        {
+            // 13.27: billed up to its last heartbeat or its last settlement, whichever is later
+            final long upToHeartbeat = Math.min(e.timeMs, lease.machine.lastHeartbeat) - t.startMs;
+            require(t.settledMs == upToHeartbeat || (t.settledMs > upToHeartbeat && t.settledMs % lease.market.prepayMs == 0),
+                "L" + e.leaseId + " ended MACHINE_OFFLINE at " + e.timeMs + " billed " + t.settledMs + " ms; last heartbeat " +
+                lease.machine.lastHeartbeat + ", started " + t.startMs);
+        }
+        else
+        {
+            // billing runs from start to end
+            require(t.settledMs == e.timeMs - t.startMs, "L" + e.leaseId + " ended " + e.endReason + " at " + e.timeMs +
+                " billed " + t.settledMs + " ms, but ran " + (e.timeMs - t.startMs));
+        }
+        if (e.endReason == EndReason.EXPIRED)
+        {
+            require(t.started && lease.maxDurationMs > 0 && e.timeMs == t.startMs + lease.maxDurationMs, "L" + e.leaseId +
+                " EXPIRED at " + e.timeMs + ", started " + t.startMs + ", maxDurationMs " + lease.maxDurationMs);
         }
         if (t.notice != null)
         {
@@ -298,6 +424,128 @@ public final class InvariantChecker
                 e.endReason != EndReason.INSUFFICIENT_FUNDS, "L" + e.leaseId + " ended " + e.endReason +
                 " without a notice");
         }
+    }
+
+    private long preemptionFills;
+
+    public long preemptionFills()
+    {
+        return preemptionFills;
+    }
+
+    /**
+     * A preemption (6.2, 6.3, 13.17): pay-as-bid, a victim priced at least minIncrement below the bid,
+     * started, of other accounts, on an eligible machine; for a plain bid, no eligible preemptible lease
+     * ahead of this victim in victim order (lowest price, most recently started, highest id) was passed over.
+     */
+    private void checkPreemptionFill(final Event e)
+    {
+        preemptionFills++;
+        final Lease successor = engine.lease(e.leaseId);
+        final Lease victim = engine.lease(e.preemptsLeaseId);
+        final String what = "FILL L" + e.leaseId + " preempting L" + e.preemptsLeaseId;
+        require(successor != null && victim != null, what + ": leases not live");
+        final Order bid = successor.renter.openOrders.get(e.orderId);
+        require(e.accountId == successor.renter.id && bid != null && bid.bid, what + ": the first FILL is not the " +
+            "open bid's");
+        final Market market = bid.market;
+        require(market.preemption, what + " in a market with preemption off");
+        require(!bid.postOnly, what + ": a postOnly bid preempted");
+        require(e.price == bid.price && successor.price == bid.price, what + ": not at the bid's price " + bid.price);
+        require(victim.state == Lease.ACTIVE && victim.notice == NoticeReason.OUTBID, what + ": victim not running " +
+            "under an OUTBID notice");
+        require(victim.price <= bid.price - market.minIncrement, what + ": victim at " + victim.price + ", bid at " +
+            bid.price + ", minIncrement " + market.minIncrement);
+        require(victim.renter != bid.account && victim.owner != bid.account && eligible(bid, victim.machine),
+            what + ": victim not eligible for the bid");
+        require(victim.machine == successor.machine, what + ": on another machine");
+        if (bid.gang)
+        {
+            return;
+        }
+        final LeaseIndex index = market.preemptible;
+        for (int i = 0; i < index.levelCount() && index.priceAt(i) <= victim.price; i++)
+        {
+            for (Lease l = index.firstAt(i); l != null; l = l.nextInIndex())
+            {
+                final boolean ahead = l.price < victim.price || l.startMs > victim.startMs ||
+                    (l.startMs == victim.startMs && l.id > victim.id);
+                if (ahead && l.renter != bid.account && l.owner != bid.account && eligible(bid, l.machine))
+                {
+                    throw new AssertionError(what + ": eligible L" + l.id + " (" + l.price + ", started " + l.startMs +
+                        ") comes first in victim order but was passed over for L" + victim.id + " (" + victim.price +
+                        ", started " + victim.startMs + ")");
+                }
+            }
+        }
+    }
+
+    /** Per machine: times of its state changes, from MACHINE_ONLINE / MACHINE_OFFLINE (alternating). */
+    private final Map<Long, List<long[]>> transitions = new HashMap<>();
+
+    private void onMachine(final Event e)
+    {
+        final boolean online = e.type == EventType.MACHINE_ONLINE;
+        final List<long[]> list = transitions.computeIfAbsent(e.machineId, k -> new ArrayList<>());
+        final boolean wasOnline = !list.isEmpty() && list.get(list.size() - 1)[1] == 1;
+        require(online != wasOnline, "machine " + e.machineId + ": " + e.type + " twice in a row");
+        list.add(new long[]{e.timeMs, online ? 1 : 0});
+    }
+
+    /**
+     * Sections 8 and 13.29, recomputed from the machine's MACHINE_ONLINE/OFFLINE history: online time over
+     * online + offline time since the first heartbeat, within the current UTC day and the 89 before it, as
+     * of the last recompute point (a state change, the 24-hour mark, a day boundary); at most 0.95 in the
+     * first 24 hours; 1 with no history.
+     *
+     * @return {numerator, denominator}
+     */
+    private long[] expectedReliability(final Machine m, final long now)
+    {
+        final List<long[]> list = transitions.getOrDefault(m.id, List.of());
+        final long day = Reliability.DAY_MS;
+        long at = Long.MIN_VALUE;
+        if (!list.isEmpty())
+        {
+            at = list.get(list.size() - 1)[0];
+        }
+        final long lastBoundary = Math.floorDiv(now, day) * day;
+        if (lastBoundary > m.registeredAt)
+        {
+            at = Math.max(at, lastBoundary);
+        }
+        if (m.registeredAt + day <= now)
+        {
+            at = Math.max(at, m.registeredAt + day);
+        }
+        if (at == Long.MIN_VALUE)
+        {
+            return new long[]{19, 20};
+        }
+        final long windowStart = (Math.floorDiv(at, day) - 89) * day;
+        long online = 0;
+        long total = 0;
+        for (int i = 0; i < list.size() && list.get(i)[0] < at; i++)
+        {
+            final long from = Math.max(list.get(i)[0], windowStart);
+            final long to = i + 1 < list.size() ? Math.min(list.get(i + 1)[0], at) : at;
+            if (to > from)
+            {
+                total += to - from;
+                if (list.get(i)[1] == 1)
+                {
+                    online += to - from;
+                }
+            }
+        }
+        long num = total == 0 ? 1 : online;
+        long den = total == 0 ? 1 : total;
+        if (at - m.registeredAt < day && num * 20 > den * 19)
+        {
+            num = 19;
+            den = 20;
+        }
+        return new long[]{num, den};
     }
 
     // ------------------------------------------------------------------------------------------- state
@@ -525,6 +773,10 @@ public final class InvariantChecker
                     .compareTo(BigInteger.valueOf(m.relDen).multiply(BigInteger.valueOf(19))) <= 0,
                     m.name + ": younger than 24 hours but reliability " + m.relNum + "/" + m.relDen + " > 0.95");
             }
+            final long[] rel = expectedReliability(m, now);
+            require(BigInteger.valueOf(m.relNum).multiply(BigInteger.valueOf(rel[1]))
+                .equals(BigInteger.valueOf(rel[0]).multiply(BigInteger.valueOf(m.relDen))), m.name + ": reliability " +
+                m.relNum + "/" + m.relDen + ", its online/offline history gives " + rel[0] + "/" + rel[1]);
             // heartbeat timeout
             if (m.online && engine.heartbeatTimeoutMs > 0)
             {
@@ -836,11 +1088,17 @@ public final class InvariantChecker
     static boolean couldMatch(final Order bid, final Order ask)
     {
         final Machine machine = ask.machine;
-        if (!machine.online || ask.openGpus <= 0 || bid.openGpus <= 0)
+        if (!machine.online || ask.openGpus <= 0 || bid.openGpus <= 0 || bid.account == ask.account)
         {
             return false;
         }
-        if (bid.account == machine.owner || bid.account == ask.account)
+        return eligible(bid, machine) && (!bid.gang || ask.openGpus >= bid.openGpus);
+    }
+
+    /** Whether a machine satisfies a bid's constraints and is not the bidder's own. */
+    static boolean eligible(final Order bid, final Machine machine)
+    {
+        if (bid.account == machine.owner)
         {
             return false;
         }
@@ -852,12 +1110,9 @@ public final class InvariantChecker
         {
             final BigInteger lhs = BigInteger.valueOf(machine.relNum).multiply(BigInteger.valueOf(PPB_ONE));
             final BigInteger rhs = BigInteger.valueOf(bid.minReliabilityPpb).multiply(BigInteger.valueOf(machine.relDen));
-            if (lhs.compareTo(rhs) < 0)
-            {
-                return false;
-            }
+            return lhs.compareTo(rhs) >= 0;
         }
-        return !bid.gang || ask.openGpus >= bid.openGpus;
+        return true;
     }
 
     // ------------------------------------------------------------------------------------------ helpers

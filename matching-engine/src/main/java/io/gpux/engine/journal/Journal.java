@@ -58,6 +58,18 @@ public final class Journal implements AutoCloseable
         return appender.lastIndexAppended();
     }
 
+    /**
+     * Hands the single writer role to the calling thread (Chronicle binds an appender to the first
+     * thread that uses it; recovery writes from the starting thread, then the pipeline's thread takes over).
+     */
+    public void takeOverWriting()
+    {
+        if (appender != null)
+        {
+            appender.singleThreadedCheckReset();
+        }
+    }
+
     /** Forces what was appended to the storage device (msync). */
     public void sync()
     {

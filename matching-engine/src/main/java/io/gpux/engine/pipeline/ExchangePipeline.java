@@ -170,6 +170,9 @@ public final class ExchangePipeline implements AutoCloseable
     private final AtomicBoolean snapshotRequested = new AtomicBoolean();
     private final Thread ticker;
     private volatile boolean running = true;
+    private volatile Throwable failure;
+    private boolean closed;
+    private final OutputHandler outputHandler;
 
     private ExchangePipeline(final Context ctx) throws IOException
     {
@@ -193,12 +196,15 @@ public final class ExchangePipeline implements AutoCloseable
 
         output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
             waitStrategy());
-        output.handleEventsWith(new OutputHandler(eventJournal, ctx.publishers));
+        output.setDefaultExceptionHandler(new StopOnError<>("output"));
+        outputHandler = new OutputHandler(eventJournal, ctx.publishers);
+        output.handleEventsWith(outputHandler);
         final RingBuffer<EventSlot> outputRing = output.start();
 
         core = new CoreHandler(recovered, outputRing);
         input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
             waitStrategy());
+        input.setDefaultExceptionHandler(new StopOnError<>("core"));
         input.handleEventsWith(core);
         inputRing = input.start();
 
@@ -238,13 +244,13 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public boolean tryPublish(final Command command)
     {
-        return inputRing.tryPublishEvent(COPY, command);
+        return failure == null && inputRing.tryPublishEvent(COPY, command);
     }
 
     /** Publishes a command filled in place by a translator, without blocking; false when full. */
     public <A> boolean tryPublish(final EventTranslatorOneArg<CommandSlot, A> translator, final A arg)
     {
-        return inputRing.tryPublishEvent(translator, arg);
+        return failure == null && inputRing.tryPublishEvent(translator, arg);
     }
 
     /** Asks the core thread to write a snapshot after its current batch. */
@@ -287,22 +293,109 @@ public final class ExchangePipeline implements AutoCloseable
         }
     }
 
-    /** Stops the ticker, drains both rings, writes a final hash and closes the journals. */
+    /** Whether a stage failed; the pipeline then accepts nothing more. */
+    public boolean failed()
+    {
+        return failure != null;
+    }
+
+    /** Stops the ticker, drains both rings, writes a final hash and closes the journals. Idempotent. */
     @Override
     public void close()
     {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
         running = false;
         ticker.interrupt();
-        input.shutdown();
-        output.shutdown();
-        core.lastHash = core.engine.stateHash();
+        if (failure == null && !drain(30_000))
+        {
+            ctx.log.accept("pipeline did not drain in 30 s: halting");
+        }
+        input.halt();
+        output.halt();
+        if (failure == null)
+        {
+            core.lastHash = core.engine.stateHash();
+        }
+        commandJournal.takeOverWriting();
+        eventJournal.takeOverWriting();
         commandJournal.close();
         eventJournal.close();
+        if (failure != null)
+        {
+            throw new IllegalStateException("the pipeline stopped on an error", failure);
+        }
+    }
+
+    /** Waits until the core has applied every published command and the output has written every event. */
+    private boolean drain(final long timeoutMs)
+    {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (System.nanoTime() < deadline && failure == null)
+        {
+            final long published = inputRing.getCursor();
+            if (input.getSequenceValueFor(core) >= published &&
+                output.getRingBuffer().getCursor() <= output.getSequenceValueFor(outputHandler))
+            {
+                return true;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        return false;
+    }
+
+    /**
+     * An error in a stage is a bug or a broken disk: the stage stops (nothing more is journaled or
+     * applied, so the journal stays a true history), the error is reported, and tryPublish answers
+     * false from then on.
+     */
+    private final class StopOnError<T> implements com.lmax.disruptor.ExceptionHandler<T>
+    {
+        private final String stage;
+
+        StopOnError(final String stage)
+        {
+            this.stage = stage;
+        }
+
+        @Override
+        public void handleEventException(final Throwable ex, final long sequence, final T event)
+        {
+            failure = ex;
+            running = false;
+            ctx.log.accept("FATAL: the " + stage + " stage failed at ring sequence " + sequence + ": " + ex);
+            final java.io.StringWriter trace = new java.io.StringWriter();
+            ex.printStackTrace(new java.io.PrintWriter(trace));
+            ctx.log.accept(trace.toString());
+            throw ex instanceof RuntimeException r ? r : new IllegalStateException(ex);
+        }
+
+        @Override
+        public void handleOnStartException(final Throwable ex)
+        {
+            handleEventException(ex, -1, null);
+        }
+
+        @Override
+        public void handleOnShutdownException(final Throwable ex)
+        {
+            ctx.log.accept("the " + stage + " stage failed on shutdown: " + ex);
+        }
     }
 
     /** Sequencer, command journal and engine, on one thread. */
     private final class CoreHandler implements EventHandler<CommandSlot>, EventSink
     {
+        @Override
+        public void onStart()
+        {
+            commandJournal.takeOverWriting();
+        }
+
         private final MatchingEngine engine;
         private final CommandCodec commandCodec = new CommandCodec();
         private final EventCodec eventCodec = new EventCodec();
@@ -405,6 +498,12 @@ public final class ExchangePipeline implements AutoCloseable
         {
             this.journal = journal;
             this.publishers = publishers.toArray(new EventPublisher[0]);
+        }
+
+        @Override
+        public void onStart()
+        {
+            journal.takeOverWriting();
         }
 
         @Override
