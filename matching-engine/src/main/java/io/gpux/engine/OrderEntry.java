@@ -430,6 +430,24 @@ final class OrderEntry
         }
 
         final boolean keepsPriority = price == order.price && gpus <= order.openGpus;
+        if (keepsPriority && order.inBook() && gpus > 0 && (!order.bid || !market.preemption || order.postOnly))
+        {
+            // same place in the queue, no more GPUs, and no preemption to try: nothing can match now
+            // that could not before (the book is not crossed), so the order stays where it is
+            (order.bid ? market.bids : market.asks).openGpusChanged(order, gpus - order.openGpus);
+            if (order.bid)
+            {
+                account.held += newHold - order.hold;
+                order.hold = newHold;
+            }
+            else
+            {
+                order.machine.offered += gpus - order.openGpus;
+            }
+            order.openGpus = gpus;
+            engine.out.accepted(order);
+            return;
+        }
         if (order.inBook())
         {
             (order.bid ? market.bids : market.asks).remove(order);

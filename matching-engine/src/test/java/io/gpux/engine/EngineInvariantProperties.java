@@ -354,8 +354,9 @@ class EngineInvariantProperties
                 }
                 machine = own.isEmpty() ? MACHINES[pick] : own.get(pick % own.size());
             }
-            line("ASK id=o" + freeSlot(owner, a.p(2)) + " account=" + owner + " machine=" + machine.id() + " gpus=" + a.p(3) + " price=" +
-                price(priceOf(machine.market(), a.p(4))) + tif(a.p(5)) + (a.p(6) == 1 ? " postOnly=true" : ""));
+            line("ASK id=o" + freeSlot(owner, a.p(2)) + " account=" + owner + " machine=" + machine.id() + " gpus=" +
+                a.p(3) + " price=" + price(priceOf(machine.market(), a.p(4))) + tif(a.p(5)) +
+                (a.p(6) == 1 ? " postOnly=true" : ""));
         }
 
         private void bid(final Act a)
@@ -404,7 +405,7 @@ class EngineInvariantProperties
 
         /**
          * The order id for a new order: the slot asked for if it is free or if the slot is odd-numbered
-         * above 7 (so that some orders reuse an open id: DUPLICATE_ORDER_ID), else the lowest free one.
+         * above 7 (so that some orders reuse an open id: DUPLICATE_ORDER_ID), else the next free one.
          */
         private int freeSlot(final String account, final int slot)
         {
@@ -671,6 +672,7 @@ class EngineInvariantProperties
         final Run run = run(noTimeout, acts, false, true);
         Statistics.label("preemption fills > 20").collect(run.checker.preemptionFills() > 20);
         Statistics.label("notices ended early > 3").collect(run.checker.noticesEndedEarly() > 3);
+        Statistics.label("gang preemptions > 2").collect(run.checker.gangPreemptions() > 2);
     }
 
     /**

@@ -218,7 +218,8 @@ public final class InvariantChecker
         {
             if (lease.sourceVictim[i] != null)
             {
-                return; // free GPUs of a gang preemption: pay-as-bid
+                checkGangChoice(e, lease); // free GPUs of a gang preemption: pay-as-bid
+                return;
             }
         }
         plainFills++;
@@ -461,6 +462,7 @@ public final class InvariantChecker
         require(victim.machine == successor.machine, what + ": on another machine");
         if (bid.gang)
         {
+            checkGangChoice(e, successor);
             return;
         }
         final LeaseIndex index = market.preemptible;
@@ -546,6 +548,125 @@ public final class InvariantChecker
             den = 20;
         }
         return new long[]{num, den};
+    }
+
+    private final Set<Long> gangLeasesChecked = new HashSet<>();
+    private long gangPreemptions;
+
+    public long gangPreemptions()
+    {
+        return gangPreemptions;
+    }
+
+    /**
+     * 6.2 and 13.19, recomputed at the first FILL of a gang preemption from the state before it (the
+     * victims just noticed are put back among the preemptible leases, the free GPUs just taken back on
+     * their asks): each machine with an eligible victim counts the free GPUs of its asks priced at or
+     * below the bid, then takes its eligible victims in victim order until covered; machines needing no
+     * victim are not candidates; the fewest preempted GPUs wins, then the lowest sum of victim price x
+     * GPUs, then the lowest machine id in string order. The lease must be on that machine, with those
+     * victims, in that order.
+     */
+    private void checkGangChoice(final Event e, final Lease lease)
+    {
+        if (!gangLeasesChecked.add(lease.id))
+        {
+            return;
+        }
+        gangPreemptions++;
+        final Order bid = lease.renter.openOrders.get(e.orderId);
+        final String what = "gang preemption L" + lease.id;
+        require(bid != null && bid.bid && bid.gang && e.accountId == lease.renter.id, what + ": the first FILL is not " +
+            "the open gang bid's");
+        final Market market = bid.market;
+        final long limit = bid.price - market.minIncrement;
+        final List<Lease> victims = new ArrayList<>();
+        final Map<Long, Integer> freeTaken = new HashMap<>();
+        for (int i = 0; i < lease.sourceCount; i++)
+        {
+            final Lease v = lease.sourceVictim[i];
+            if (v == null)
+            {
+                freeTaken.merge(lease.sourceAskUid[i], lease.sourceGpus[i], Integer::sum);
+            }
+            else if (!victims.contains(v))
+            {
+                victims.add(v);
+            }
+        }
+        final List<Lease> preemptible = new ArrayList<>(victims);
+        for (int i = 0; i < market.preemptible.levelCount(); i++)
+        {
+            for (Lease l = market.preemptible.firstAt(i); l != null; l = l.nextInIndex())
+            {
+                preemptible.add(l);
+            }
+        }
+        preemptible.sort((a, b) -> a.price != b.price ? Long.compare(a.price, b.price) :
+            a.startMs != b.startMs ? Long.compare(b.startMs, a.startMs) : Long.compare(b.id, a.id));
+        Machine best = null;
+        List<Lease> bestVictims = null;
+        long bestGpus = 0;
+        long bestCost = 0;
+        for (final Machine m : engine.machines.values())
+        {
+            if (m.market != market)
+            {
+                continue;
+            }
+            int free = 0;
+            for (Order ask = m.firstAsk; ask != null; ask = ask.machineNext)
+            {
+                if (ask.price <= bid.price)
+                {
+                    free += ask.openGpus + freeTaken.getOrDefault(ask.uid, 0);
+                }
+            }
+            final List<Lease> mine = new ArrayList<>();
+            int covered = free;
+            long gpus = 0;
+            long cost = 0;
+            for (final Lease l : preemptible)
+            {
+                if (covered >= lease.gpus)
+                {
+                    break;
+                }
+                if (l.machine == m && l.price <= limit && l.renter != bid.account && l.owner != bid.account &&
+                    eligible(bid, m))
+                {
+                    mine.add(l);
+                    covered += l.gpus;
+                    gpus += l.gpus;
+                    cost += l.gpus * l.price;
+                }
+            }
+            if (mine.isEmpty() || covered < lease.gpus)
+            {
+                continue;
+            }
+            if (best == null || gpus < bestGpus || (gpus == bestGpus && (cost < bestCost ||
+                (cost == bestCost && m.name.compareTo(best.name) < 0))))
+            {
+                best = m;
+                bestVictims = mine;
+                bestGpus = gpus;
+                bestCost = cost;
+            }
+        }
+        require(best != null, what + ": no machine could have covered the gang bid");
+        require(best == lease.machine && bestVictims.equals(victims), what + " chose " + lease.machine.name +
+            " preempting " + ids(victims) + ", but 13.19 picks " + best.name + " preempting " + ids(bestVictims));
+    }
+
+    private static String ids(final List<Lease> leases)
+    {
+        final StringBuilder sb = new StringBuilder("[");
+        for (final Lease l : leases)
+        {
+            sb.append(sb.length() > 1 ? " L" : "L").append(l.id);
+        }
+        return sb.append(']').toString();
     }
 
     // ------------------------------------------------------------------------------------------- state

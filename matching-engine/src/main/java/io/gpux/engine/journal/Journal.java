@@ -4,27 +4,37 @@ import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.TailerDirection;
 import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.file.Path;
+import java.util.zip.CRC32C;
 
 /**
- * An append-only journal of binary records on a Chronicle Queue. One writer thread appends; any
- * number of readers read from the start or from a given queue index.
+ * An append-only journal of binary records on a Chronicle Queue. Records are written in batches: one
+ * queue document holds every record of a batch, each framed by its 4-byte length and protected by its
+ * own CRC32C (the layout of {@link RecordDescriptor}), so a batch costs one queue write. One writer
+ * thread appends; readers read records in order from the start or after a given document.
  *
- * <p>A record that fails its checksum at the very end of the journal is a torn tail (a crash
- * mid-write): {@link #cutTornTail} voids it by appending a VOID record naming its index, and readers
- * skip a record followed by such a VOID. A bad record anywhere else is corruption, reported as such.
+ * <p>A document that fails its checks at the very end of the journal is a torn tail (a crash
+ * mid-write): {@link #cutTornTail} voids it by appending a VOID document naming its index, and readers
+ * skip a document followed by such a VOID. A bad document anywhere else is corruption.
  */
 public final class Journal implements AutoCloseable
 {
-    /** Record kind of a VOID marker: 4-byte magic then the voided record's queue index. */
+    /** A VOID document: 4-byte magic then the voided document's queue index. */
     private static final int VOID_MAGIC = 0x564F4944;
     private static final int VOID_LENGTH = 12;
+    /** A batch larger than this is split over several documents. */
+    private static final int MAX_DOCUMENT = 1 << 20;
 
     private final ChronicleQueue queue;
     private final ExcerptAppender appender;
     private final Path dir;
+    private DocumentContext batch;
+    private Bytes<?> batchBytes;
+    private long lastIndex = -1;
 
     private Journal(final Path dir, final boolean readOnly)
     {
@@ -48,14 +58,44 @@ public final class Journal implements AutoCloseable
         return dir;
     }
 
-    /** Appends a record; returns its queue index. */
+    /** Adds a record to the current batch document (opening one if needed). */
+    public void add(final byte[] record, final int length)
+    {
+        if (batch != null && batchBytes.writePosition() - batchBytes.start() + length + 4 > MAX_DOCUMENT)
+        {
+            endBatch();
+        }
+        if (batch == null)
+        {
+            batch = appender.writingDocument();
+            batchBytes = batch.wire().bytes();
+        }
+        batchBytes.writeInt(length);
+        batchBytes.write(record, 0, length);
+    }
+
+    /**
+     * Closes the current batch document, making its records visible to readers.
+     *
+     * @return the queue index of the document (or of the last one written, if no batch was open).
+     */
+    public long endBatch()
+    {
+        if (batch != null)
+        {
+            batch.close();
+            batch = null;
+            batchBytes = null;
+            lastIndex = appender.lastIndexAppended();
+        }
+        return lastIndex;
+    }
+
+    /** Appends one record as its own document; returns its queue index. */
     public long append(final byte[] record, final int length)
     {
-        try (DocumentContext dc = appender.writingDocument())
-        {
-            dc.wire().bytes().write(record, 0, length);
-        }
-        return appender.lastIndexAppended();
+        add(record, length);
+        return endBatch();
     }
 
     /**
@@ -76,45 +116,63 @@ public final class Journal implements AutoCloseable
         appender.sync();
     }
 
-    public long lastIndex()
-    {
-        return queue.lastIndex();
-    }
-
-    /** Appends a VOID record naming the index of a torn tail record. */
+    /** Appends a VOID document naming a torn tail document. */
     public void cutTornTail(final long tornIndex)
     {
-        final byte[] marker = new byte[VOID_LENGTH];
-        final org.agrona.concurrent.UnsafeBuffer b = new org.agrona.concurrent.UnsafeBuffer(marker);
-        b.putInt(0, VOID_MAGIC);
-        b.putLong(4, tornIndex);
-        append(marker, VOID_LENGTH);
+        try (DocumentContext dc = appender.writingDocument())
+        {
+            dc.wire().bytes().writeInt(VOID_MAGIC).writeLong(tornIndex);
+        }
+        lastIndex = appender.lastIndexAppended();
     }
 
     /**
-     * The last {@code max} raw records, newest first, each passed to {@code visitor} until it returns
-     * true (no VOID handling: for finding the last good record).
+     * The records of the last {@code maxDocuments} documents, newest first, each passed to
+     * {@code visitor} until it returns true (no VOID handling: for finding the last good record).
      */
-    public void readBackward(final byte[] dst, final int max, final RecordVisitor visitor)
+    public void readBackward(final byte[] dst, final int maxDocuments, final RecordVisitor visitor)
     {
-        final ExcerptTailer tailer = queue.createTailer().direction(net.openhft.chronicle.queue.TailerDirection.BACKWARD).toEnd();
-        for (int i = 0; i < max; i++)
+        final ExcerptTailer tailer = queue.createTailer().direction(TailerDirection.BACKWARD).toEnd();
+        final Document doc = new Document();
+        for (int i = 0; i < maxDocuments; i++)
         {
-            try (DocumentContext dc = tailer.readingDocument())
+            if (!doc.read(tailer))
             {
-                if (!dc.isPresent())
-                {
-                    return;
-                }
-                final Bytes<?> bytes = dc.wire().bytes();
-                final int length = (int)Math.min(bytes.readRemaining(), dst.length);
-                bytes.read(dst, 0, length);
-                if (visitor.visit(dst, length))
+                return;
+            }
+            for (int r = doc.recordCount - 1; r >= 0; r--)
+            {
+                final int length = doc.lengths[r];
+                System.arraycopy(doc.bytes, doc.offsets[r], dst, 0, Math.min(length, dst.length));
+                if (visitor.visit(dst, Math.min(length, dst.length)))
                 {
                     return;
                 }
             }
         }
+    }
+
+    /**
+     * Walks documents from the newest back, passing each valid document's first record to
+     * {@code visitor}; returns the queue index of the first document it accepts, or -1.
+     */
+    public long findBackward(final byte[] dst, final RecordVisitor visitor)
+    {
+        final ExcerptTailer tailer = queue.createTailer().direction(TailerDirection.BACKWARD).toEnd();
+        final Document doc = new Document();
+        while (doc.read(tailer))
+        {
+            if (doc.valid && doc.recordCount > 0)
+            {
+                final int length = Math.min(doc.lengths[0], dst.length);
+                System.arraycopy(doc.bytes, doc.offsets[0], dst, 0, length);
+                if (visitor.visit(dst, length))
+                {
+                    return doc.index;
+                }
+            }
+        }
+        return -1;
     }
 
     /** Sees one record; returns true to stop. */
@@ -132,129 +190,221 @@ public final class Journal implements AutoCloseable
     @Override
     public void close()
     {
+        if (batch != null)
+        {
+            endBatch();
+        }
         queue.close();
     }
 
-    /** Reads records in order, skipping voided ones. */
+    /** One queue document, split into its records; {@code valid} is false if any framing or CRC fails. */
+    private static final class Document
+    {
+        byte[] bytes = new byte[1 << 16];
+        int length;
+        long index;
+        int recordCount;
+        int[] offsets = new int[256];
+        int[] lengths = new int[256];
+        boolean valid;
+        boolean isVoid;
+        long voided;
+        private final CRC32C crc = new CRC32C();
+        private final UnsafeBuffer view = new UnsafeBuffer(new byte[1]);
+
+        boolean read(final ExcerptTailer tailer)
+        {
+            try (DocumentContext dc = tailer.readingDocument())
+            {
+                if (!dc.isPresent())
+                {
+                    return false;
+                }
+                final Bytes<?> in = dc.wire().bytes();
+                length = (int)in.readRemaining();
+                if (bytes.length < length)
+                {
+                    bytes = new byte[Math.max(length, bytes.length * 2)];
+                }
+                in.read(bytes, 0, length);
+                index = dc.index();
+            }
+            parse();
+            return true;
+        }
+
+        private void parse()
+        {
+            final UnsafeBuffer b = view;
+            b.wrap(bytes, 0, Math.max(length, 1));
+            isVoid = length == VOID_LENGTH && b.getInt(0) == VOID_MAGIC;
+            voided = isVoid ? b.getLong(4) : -1;
+            recordCount = 0;
+            valid = !isVoid && length > 0;
+            int at = 0;
+            while (valid && at < length)
+            {
+                if (at + 4 > length)
+                {
+                    valid = false;
+                    break;
+                }
+                final int n = b.getInt(at);
+                if (n < RecordDescriptor.FIELDS_OFFSET || n > RecordDescriptor.MAX_RECORD_LENGTH || at + 4 + n > length)
+                {
+                    valid = false;
+                    break;
+                }
+                crc.reset();
+                crc.update(bytes, at + 4 + 4, n - 4);
+                if ((int)crc.getValue() != b.getInt(at + 4))
+                {
+                    valid = false;
+                    break;
+                }
+                if (recordCount == offsets.length)
+                {
+                    offsets = java.util.Arrays.copyOf(offsets, recordCount * 2);
+                    lengths = java.util.Arrays.copyOf(lengths, recordCount * 2);
+                }
+                offsets[recordCount] = at + 4;
+                lengths[recordCount] = n;
+                recordCount++;
+                at += 4 + n;
+            }
+        }
+    }
+
+    /**
+     * Reads records in order, skipping voided documents. A document that fails its checks is returned
+     * whole as one record, which will not decode: the caller decides whether it is a torn tail
+     * ({@link #atEnd()}) or corruption.
+     */
     public final class Reader
     {
         private final ExcerptTailer tailer;
-        private long index = -1;
-        private final byte[] pending = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
-        private int pendingLength = -1;
-        private long pendingIndex;
+        private Document current = new Document();
+        private Document next = new Document();
+        private boolean nextLoaded;
+        private boolean nextPresent;
+        private int position;
+        private boolean currentLoaded;
 
         Reader(final ExcerptTailer tailer)
         {
             this.tailer = tailer;
         }
 
-        /** Positions so that the next record read is the one after {@code queueIndex}. */
+        /** Positions so that the next record read is the first of the document after {@code queueIndex}. */
         public boolean startAfter(final long queueIndex)
         {
             if (!tailer.moveToIndex(queueIndex))
             {
                 return false;
             }
+            nextLoaded = false;
+            currentLoaded = false;
             try (DocumentContext dc = tailer.readingDocument())
             {
                 return dc.isPresent();
             }
         }
 
-        /** Queue index of the record last returned by {@link #next}. */
+        /** Positions so that the next record read is the first of the document at {@code queueIndex}. */
+        public boolean startAt(final long queueIndex)
+        {
+            nextLoaded = false;
+            currentLoaded = false;
+            return tailer.moveToIndex(queueIndex);
+        }
+
+        /** Queue index of the document holding the record last returned by {@link #next}. */
         public long index()
         {
-            return index;
+            return current.index;
+        }
+
+        private boolean loadNext()
+        {
+            if (!nextLoaded)
+            {
+                nextPresent = next.read(tailer);
+                nextLoaded = true;
+            }
+            return nextPresent;
+        }
+
+        /** Advances to the next document that is neither a VOID nor voided. */
+        private boolean advance()
+        {
+            while (true)
+            {
+                if (!loadNext())
+                {
+                    return false;
+                }
+                final Document d = next;
+                next = current;
+                current = d;
+                nextLoaded = false;
+                if (current.isVoid)
+                {
+                    continue;
+                }
+                if (loadNext() && next.isVoid && next.voided == current.index)
+                {
+                    continue;
+                }
+                position = 0;
+                currentLoaded = true;
+                return true;
+            }
         }
 
         /**
-         * Reads the next record into {@code dst}, skipping VOID markers and the records they void.
+         * Reads the next record into {@code dst}.
          *
          * @return its length, or -1 at the end of the journal.
          */
         public int next(final byte[] dst)
         {
-            while (true)
+            if (!currentLoaded || (current.valid && position >= current.recordCount) || (!current.valid && position > 0))
             {
-                final int length;
-                final long at;
-                if (pendingLength >= 0)
+                if (!advance())
                 {
-                    length = pendingLength;
-                    at = pendingIndex;
-                    System.arraycopy(pending, 0, dst, 0, length);
-                    pendingLength = -1;
+                    currentLoaded = false;
+                    return -1;
                 }
-                else
-                {
-                    try (DocumentContext dc = tailer.readingDocument())
-                    {
-                        if (!dc.isPresent())
-                        {
-                            return -1;
-                        }
-                        final Bytes<?> bytes = dc.wire().bytes();
-                        length = (int)Math.min(bytes.readRemaining(), dst.length);
-                        bytes.read(dst, 0, length);
-                        at = dc.index();
-                    }
-                }
-                if (isVoid(dst, length))
-                {
-                    continue;
-                }
-                // a record followed by a VOID naming it was cut off as a torn tail
-                try (DocumentContext dc = tailer.readingDocument())
-                {
-                    if (dc.isPresent())
-                    {
-                        final Bytes<?> bytes = dc.wire().bytes();
-                        final int n = (int)Math.min(bytes.readRemaining(), pending.length);
-                        bytes.read(pending, 0, n);
-                        if (isVoid(pending, n) && voidedIndex(pending) == at)
-                        {
-                            continue;
-                        }
-                        pendingLength = n;
-                        pendingIndex = dc.index();
-                    }
-                }
-                index = at;
-                return length;
             }
+            if (!current.valid)
+            {
+                position = 1;
+                final int n = Math.min(current.length, dst.length);
+                System.arraycopy(current.bytes, 0, dst, 0, n);
+                return n;
+            }
+            final int n = current.lengths[position];
+            System.arraycopy(current.bytes, current.offsets[position], dst, 0, n);
+            position++;
+            return n;
         }
 
         /** True when no record follows the one last returned. */
         public boolean atEnd()
         {
-            if (pendingLength >= 0)
+            if (currentLoaded && current.valid && position < current.recordCount)
             {
                 return false;
             }
-            try (DocumentContext dc = tailer.readingDocument())
+            while (loadNext())
             {
-                if (!dc.isPresent())
+                if (!next.isVoid)
                 {
-                    return true;
+                    return false;
                 }
-                final Bytes<?> bytes = dc.wire().bytes();
-                final int n = (int)Math.min(bytes.readRemaining(), pending.length);
-                bytes.read(pending, 0, n);
-                pendingLength = n;
-                pendingIndex = dc.index();
-                return false;
+                nextLoaded = false;
             }
+            return true;
         }
-    }
-
-    private static boolean isVoid(final byte[] record, final int length)
-    {
-        return length == VOID_LENGTH && new org.agrona.concurrent.UnsafeBuffer(record, 0, VOID_LENGTH).getInt(0) == VOID_MAGIC;
-    }
-
-    private static long voidedIndex(final byte[] record)
-    {
-        return new org.agrona.concurrent.UnsafeBuffer(record, 0, VOID_LENGTH).getLong(4);
     }
 }

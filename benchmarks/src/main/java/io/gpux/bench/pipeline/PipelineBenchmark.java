@@ -1,0 +1,174 @@
+package io.gpux.bench.pipeline;
+
+import io.gpux.engine.command.Command;
+import io.gpux.engine.event.Event;
+import io.gpux.engine.pipeline.Durability;
+import io.gpux.engine.pipeline.ExchangePipeline;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+/**
+ * The whole pipeline (publish, sequence, command journal, engine, event journal, publisher) on a
+ * fresh data directory: throughput as fast as one producer can publish, and latency from a
+ * command's intended send time to its first event at the publisher, open loop at a fixed offered
+ * rate, corrected for coordinated omission (measured from when each command was due, not sent).
+ */
+@CommandLine.Command(name = "pipeline-bench", mixinStandardHelpOptions = true)
+public final class PipelineBenchmark implements Callable<Integer>
+{
+    @Option(names = "--durability", description = "ASYNC or SYNC")
+    Durability durability = Durability.ASYNC;
+
+    @Option(names = "--commands", description = "measured commands")
+    int commands = 2_000_000;
+
+    @Option(names = "--warmup", description = "warm-up commands, not measured")
+    int warmup = 500_000;
+
+    @Option(names = "--rate", description = "offered rate in commands/s for the latency run; 0 = throughput run")
+    long rate;
+
+    @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
+    Path dir;
+
+    public static void main(final String[] args)
+    {
+        System.exit(new CommandLine(new PipelineBenchmark()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final Path data = dir != null ? dir : Files.createTempDirectory("gpux-pipeline-bench");
+        try
+        {
+            run(data);
+        }
+        finally
+        {
+            if (dir == null)
+            {
+                delete(data);
+            }
+        }
+        return 0;
+    }
+
+    private void run(final Path data) throws Exception
+    {
+        final List<Command> setup = PlainFlow.setup();
+        final Command[] flow = PlainFlow.flow(42, warmup + commands);
+        final int base = setup.size();
+        final long[] due = new long[base + flow.length + 2];
+        final Histogram histogram = new Histogram(3_600_000_000L, 3);
+        final long[] lastSeen = {0};
+        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
+            .tickIntervalMs(0).snapshotEvery(0).log(m -> { })
+            .publisher((Event e) ->
+            {
+                final long seq = e.commandSequence;
+                if (seq > lastSeen[0] && seq < due.length)
+                {
+                    lastSeen[0] = seq;
+                    if (rate > 0 && seq > base + warmup && due[(int)seq] != 0)
+                    {
+                        histogram.recordValue(Math.max(0, System.nanoTime() - due[(int)seq]));
+                    }
+                }
+            });
+        try (ExchangePipeline pipeline = ExchangePipeline.start(ctx))
+        {
+            for (final Command c : setup)
+            {
+                publish(pipeline, c);
+            }
+            if (rate > 0)
+            {
+                final long interval = 1_000_000_000L / rate;
+                long next = System.nanoTime();
+                for (int i = 0; i < flow.length; i++)
+                {
+                    while (System.nanoTime() < next)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    due[base + i + 1] = next;
+                    publish(pipeline, flow[i]);
+                    next += interval;
+                }
+                awaitApplied(pipeline, base + flow.length);
+                System.out.printf("latency %s at %,d commands/s offered, %,d measured after %,d warm-up (us): " +
+                    "p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n",
+                    durability, rate, histogram.getTotalCount(), warmup,
+                    histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
+                    histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
+                    histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3);
+            }
+            else
+            {
+                for (int i = 0; i < warmup; i++)
+                {
+                    publish(pipeline, flow[i]);
+                }
+                awaitApplied(pipeline, base + warmup);
+                final long t0 = System.nanoTime();
+                for (int i = warmup; i < flow.length; i++)
+                {
+                    publish(pipeline, flow[i]);
+                }
+                awaitApplied(pipeline, base + flow.length);
+                final long ns = System.nanoTime() - t0;
+                System.out.printf("throughput %s: %,d commands in %.3f s = %,.0f commands/s (both journals on)%n",
+                    durability, commands, ns / 1e9, commands * 1e9 / ns);
+            }
+        }
+        System.out.printf("journal files: commands %,d bytes, events %,d bytes (apparent size)%n", size(data.resolve("commands")),
+            size(data.resolve("events")));
+    }
+
+    /** A full ring means BUSY: back off and let the pipeline's threads have the cores (there are only 2). */
+    private static void publish(final ExchangePipeline pipeline, final Command c)
+    {
+        while (!pipeline.tryPublish(c))
+        {
+            Thread.yield();
+        }
+    }
+
+    private static void awaitApplied(final ExchangePipeline pipeline, final long sequence)
+    {
+        while (pipeline.appliedCommands() < sequence)
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Bytes of the journal files (Chronicle preallocates its files sparsely: this is their apparent size). */
+    static long size(final Path dir) throws IOException
+    {
+        if (!Files.exists(dir))
+        {
+            return 0;
+        }
+        try (Stream<Path> s = Files.walk(dir))
+        {
+            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+
+    static void delete(final Path dir) throws IOException
+    {
+        try (Stream<Path> s = Files.walk(dir))
+        {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
