@@ -24,12 +24,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The pipeline journals what it applies, and recovers to the same state, with and without snapshots. */
-class PipelineRecoveryTest
+public class PipelineRecoveryTest
 {
     @TempDir
     Path dir;
 
-    static List<Command> commands(final long seed, final int n) throws ScenarioException
+    public static List<Command> commands(final long seed, final int n) throws ScenarioException
     {
         final ScenarioParser parser = new ScenarioParser(new Symbols());
         final List<Command> out = new ArrayList<>();
@@ -46,9 +46,9 @@ class PipelineRecoveryTest
     }
 
     /** A clock that follows the scenario's own times, so that the journal replays to the same events. */
-    static final class ScenarioClock implements EpochClock
+    public static final class ScenarioClock implements EpochClock
     {
-        final AtomicLong now = new AtomicLong();
+        public final AtomicLong now = new AtomicLong();
 
         @Override
         public long time()
