@@ -430,10 +430,11 @@ final class OrderEntry
         }
 
         final boolean keepsPriority = price == order.price && gpus <= order.openGpus;
-        if (keepsPriority && order.inBook() && gpus > 0 && (!order.bid || !market.preemption || order.postOnly))
+        if (keepsPriority && order.inBook() && gpus > 0 &&
+            (!order.bid || !order.gang && (!market.preemption || order.postOnly)))
         {
-            // same place in the queue, no more GPUs, and no preemption to try: nothing can match now
-            // that could not before (the book is not crossed), so the order stays where it is
+            // same place in the queue, no more GPUs, no preemption to try and no smaller gang to fit:
+            // nothing can match now that could not before (the book is not crossed), so it stays put
             (order.bid ? market.bids : market.asks).openGpusChanged(order, gpus - order.openGpus);
             if (order.bid)
             {

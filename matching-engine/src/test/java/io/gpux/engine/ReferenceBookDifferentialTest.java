@@ -269,7 +269,7 @@ class ReferenceBookDifferentialTest
     }
 
     /** Short streams with few order ids and prices, so that jqwik can shrink a failure to a few lines. */
-    @Property(tries = 150)
+    @Property(tries = 500)
     void engineMatchesReferenceBook(@ForAll("steps") final List<Step> steps)
     {
         run(steps, 50);
