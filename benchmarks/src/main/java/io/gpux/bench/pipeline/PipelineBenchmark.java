@@ -36,6 +36,9 @@ public final class PipelineBenchmark implements Callable<Integer>
     @Option(names = "--rate", description = "offered rate in commands/s for the latency run; 0 = throughput run")
     long rate;
 
+    @Option(names = "--output-wait", description = "the output thread's wait strategy: yielding or blocking")
+    String outputWait = "yielding";
+
     @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
     Path dir;
 
@@ -71,7 +74,7 @@ public final class PipelineBenchmark implements Callable<Integer>
         final Histogram histogram = new Histogram(3_600_000_000L, 3);
         final long[] lastSeen = {0};
         final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
-            .tickIntervalMs(0).snapshotEvery(0).log(m -> { })
+            .tickIntervalMs(0).snapshotEvery(0).log(m -> { }).outputYielding(!"blocking".equals(outputWait))
             .publisher((Event e) ->
             {
                 final long seq = e.commandSequence;

@@ -4,7 +4,6 @@ import com.lmax.disruptor.BlockingWaitStrategy;
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.EventTranslatorOneArg;
 import com.lmax.disruptor.RingBuffer;
-import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.YieldingWaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
@@ -66,6 +65,7 @@ public final class ExchangePipeline implements AutoCloseable
         private final List<EventPublisher> publishers = new ArrayList<>();
         private Consumer<String> log = System.err::println;
         private boolean yielding = true;
+        private boolean outputYielding = true;
 
         public Context dataDir(final Path v)
         {
@@ -129,10 +129,18 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
-        /** Yielding (lowest latency, burns the cores) or blocking wait strategies. */
+        /** Yielding (lowest latency, burns the cores) or blocking wait strategies, for both threads. */
         public Context yielding(final boolean v)
         {
             yielding = v;
+            outputYielding = v;
+            return this;
+        }
+
+        /** The output thread's wait strategy alone: blocking leaves the core thread a whole core. */
+        public Context outputYielding(final boolean v)
+        {
+            outputYielding = v;
             return this;
         }
 
@@ -195,7 +203,7 @@ public final class ExchangePipeline implements AutoCloseable
             " events checked, " + recovered.appendedEvents() + " appended");
 
         output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
-            waitStrategy());
+            ctx.outputYielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
         output.setDefaultExceptionHandler(new StopOnError<>("output"));
         outputHandler = new OutputHandler(eventJournal, ctx.publishers, ctx.outputRingSize);
         output.handleEventsWith(outputHandler);
@@ -203,7 +211,7 @@ public final class ExchangePipeline implements AutoCloseable
 
         core = new CoreHandler(recovered, outputRing);
         input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
-            waitStrategy());
+            ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
         input.setDefaultExceptionHandler(new StopOnError<>("core"));
         input.handleEventsWith(core);
         inputRing = input.start();
@@ -220,11 +228,6 @@ public final class ExchangePipeline implements AutoCloseable
     public static ExchangePipeline start(final Context ctx) throws IOException
     {
         return new ExchangePipeline(ctx);
-    }
-
-    private WaitStrategy waitStrategy()
-    {
-        return ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy();
     }
 
     private static java.util.concurrent.ThreadFactory daemonThreads(final String name)
