@@ -222,20 +222,37 @@ final class Matcher
         rematchInPriceTimeOrder(n);
     }
 
+    private long[] scratchUids = new long[64];
+
+    /** Matches the first n asks of the scratch array in price-time order, each as an incoming ask. */
     private void rematchInPriceTimeOrder(final int n)
     {
-        final Order[] asks = Arrays.copyOf(scratch, n);
-        Arrays.fill(scratch, 0, n, null);
-        Arrays.sort(asks, (a, b) -> a.price != b.price ? Long.compare(a.price, b.price) : Long.compare(a.priority, b.priority));
-        final long[] uids = new long[n];
-        for (int i = 0; i < n; i++)
+        final Order[] asks = scratch;
+        for (int i = 1; i < n; i++)
         {
-            uids[i] = asks[i].uid;
+            final Order ask = asks[i];
+            int j = i - 1;
+            while (j >= 0 && (asks[j].price > ask.price || asks[j].price == ask.price && asks[j].priority > ask.priority))
+            {
+                asks[j + 1] = asks[j];
+                j--;
+            }
+            asks[j + 1] = ask;
+        }
+        if (scratchUids.length < n)
+        {
+            scratchUids = new long[scratch.length];
         }
         for (int i = 0; i < n; i++)
         {
+            scratchUids[i] = asks[i].uid;
+        }
+        // matching may recycle an order that is later in the list: the uid tells
+        for (int i = 0; i < n; i++)
+        {
             final Order ask = asks[i];
-            if (ask.open && ask.uid == uids[i])
+            asks[i] = null;
+            if (ask.open && ask.uid == scratchUids[i])
             {
                 matchAsk(ask);
             }

@@ -22,6 +22,8 @@ final class Preemptor
     private Lease[] candidateVictims = new Lease[16];
     private Machine[] machinesSeen = new Machine[16];
     private Order[] freeAsks = new Order[16];
+    private int[] freeTaken = new int[16];
+    private int[] victimTaken = new int[16];
 
     Preemptor(final MatchingEngine engine)
     {
@@ -262,7 +264,10 @@ final class Preemptor
         Arrays.sort(freeAsks, 0, freeCount,
             (a, b) -> a.price != b.price ? Long.compare(a.price, b.price) : Long.compare(a.priority, b.priority));
         int left = gpus;
-        final int[] freeTaken = new int[freeCount];
+        if (freeTaken.length < freeCount)
+        {
+            freeTaken = new int[freeAsks.length];
+        }
         for (int f = 0; f < freeCount; f++)
         {
             final Order ask = freeAsks[f];
@@ -272,7 +277,10 @@ final class Preemptor
             engine.matcher.takeFromAsk(ask, take);
             left -= take;
         }
-        final int[] victimTaken = new int[victimCount];
+        if (victimTaken.length < victimCount)
+        {
+            victimTaken = new int[victims.length];
+        }
         for (int v = 0; v < victimCount; v++)
         {
             final Lease victim = victims[v];

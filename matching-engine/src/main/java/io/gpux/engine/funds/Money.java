@@ -52,10 +52,16 @@ public final class Money
         // schoolbook division of the 128-bit (hi, lo) by c, 32 bits at a time: remainder < c < 2^32
         long rem = 0;
         long q = 0;
-        final long[] digits = {hi >>> 32, hi & 0xFFFF_FFFFL, lo >>> 32, lo & 0xFFFF_FFFFL};
         for (int i = 0; i < 4; i++)
         {
-            final long cur = (rem << 32) | digits[i];
+            final long digit = switch (i)
+            {
+                case 0 -> hi >>> 32;
+                case 1 -> hi & 0xFFFF_FFFFL;
+                case 2 -> lo >>> 32;
+                default -> lo & 0xFFFF_FFFFL;
+            };
+            final long cur = (rem << 32) | digit;
             final long d = Long.divideUnsigned(cur, c);
             rem = Long.remainderUnsigned(cur, c);
             if (i < 2 && d != 0)
