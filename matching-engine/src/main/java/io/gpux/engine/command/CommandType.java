@@ -7,6 +7,8 @@ public enum CommandType
     HALT, RESUME, TICK, BOOK;
 
     private static final CommandType[] VALUES = values();
+    /** How many command types there are. */
+    public static final int COUNT = VALUES.length;
 
     public static CommandType of(final int ordinal)
     {

@@ -107,7 +107,7 @@ public final class CommandCodec
             return problem;
         }
         final int type = buffer.getByte(TYPE_OFFSET);
-        if (type < 0 || type >= CommandType.values().length)
+        if (type < 0 || type >= CommandType.COUNT)
         {
             return "unknown command type " + type;
         }

@@ -21,6 +21,11 @@ public final class EventCodec
     private static final int BOOK_BIT = 26;
     private static final int FIELD_COUNT = 27;
     private static final int BOOK_LEVEL_BYTES = 20;
+    private static final EventType[] TYPES = EventType.values();
+    private static final RejectReason[] REJECTS = RejectReason.values();
+    private static final CancelReason[] CANCELS = CancelReason.values();
+    private static final EndReason[] ENDS = EndReason.values();
+    private static final NoticeReason[] NOTICES = NoticeReason.values();
 
     private final byte[] bytes = new byte[MAX_RECORD_LENGTH];
     private final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
@@ -128,7 +133,7 @@ public final class EventCodec
         try
         {
             e.clear();
-            e.type = EventType.values()[buffer.getByte(TYPE_OFFSET)];
+            e.type = TYPES[buffer.getByte(TYPE_OFFSET)];
             e.sequence = buffer.getLong(SEQUENCE_OFFSET);
             e.timeMs = buffer.getLong(TIME_OFFSET);
             e.commandSequence = buffer.getLong(COMMAND_SEQUENCE_OFFSET);
@@ -182,10 +187,10 @@ public final class EventCodec
                     case 17 -> e.ms = v;
                     case 18 -> e.balance = v;
                     case 19 -> e.available = v;
-                    case 20 -> e.rejectReason = RejectReason.values()[(int)v - 1];
-                    case 21 -> e.cancelReason = CancelReason.values()[(int)v - 1];
-                    case 22 -> e.endReason = EndReason.values()[(int)v - 1];
-                    case 23 -> e.noticeReason = NoticeReason.values()[(int)v - 1];
+                    case 20 -> e.rejectReason = REJECTS[(int)v - 1];
+                    case 21 -> e.cancelReason = CANCELS[(int)v - 1];
+                    case 22 -> e.endReason = ENDS[(int)v - 1];
+                    case 23 -> e.noticeReason = NOTICES[(int)v - 1];
                     case 24 -> e.command = CommandType.of((int)v - 1);
                     case 25 -> e.namesMarket = v != 0;
                     default -> throw new IllegalArgumentException("unknown field " + bit);

@@ -34,7 +34,6 @@ public final class Journal implements AutoCloseable
     private final Path dir;
     private DocumentContext batch;
     private Bytes<?> batchBytes;
-    private long lastIndex = -1;
 
     private Journal(final Path dir, final boolean readOnly)
     {
@@ -74,28 +73,28 @@ public final class Journal implements AutoCloseable
         batchBytes.write(record, 0, length);
     }
 
-    /**
-     * Closes the current batch document, making its records visible to readers.
-     *
-     * @return the queue index of the document (or of the last one written, if no batch was open).
-     */
-    public long endBatch()
+    /** Closes the current batch document, making its records visible to readers. */
+    public void endBatch()
     {
         if (batch != null)
         {
             batch.close();
             batch = null;
             batchBytes = null;
-            lastIndex = appender.lastIndexAppended();
         }
-        return lastIndex;
     }
 
-    /** Appends one record as its own document; returns its queue index. */
-    public long append(final byte[] record, final int length)
+    /** The queue index of the last document this journal wrote (asked only when needed: it costs a scan). */
+    public long lastIndexAppended()
+    {
+        return appender.lastIndexAppended();
+    }
+
+    /** Appends one record as its own document. */
+    public void append(final byte[] record, final int length)
     {
         add(record, length);
-        return endBatch();
+        endBatch();
     }
 
     /**
@@ -123,7 +122,6 @@ public final class Journal implements AutoCloseable
         {
             dc.wire().bytes().writeInt(VOID_MAGIC).writeLong(tornIndex);
         }
-        lastIndex = appender.lastIndexAppended();
     }
 
     /**

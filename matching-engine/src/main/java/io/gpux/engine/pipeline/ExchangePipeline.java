@@ -66,6 +66,7 @@ public final class ExchangePipeline implements AutoCloseable
         private Consumer<String> log = System.err::println;
         private boolean yielding = true;
         private boolean outputYielding = true;
+        private boolean inlineOutput = true;
 
         public Context dataDir(final Path v)
         {
@@ -137,6 +138,17 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
+        /**
+         * Write the event journal and call the publishers on the core thread, after each batch, instead
+         * of handing events to an output thread through the output ring. The default: on a 2-core
+         * machine a third busy thread costs more than it gives.
+         */
+        public Context inlineOutput(final boolean v)
+        {
+            inlineOutput = v;
+            return this;
+        }
+
         /** The output thread's wait strategy alone: blocking leaves the core thread a whole core. */
         public Context outputYielding(final boolean v)
         {
@@ -202,12 +214,21 @@ public final class ExchangePipeline implements AutoCloseable
             " replayed after snapshot " + recovered.snapshotSequence() + "), " + recovered.checkedEvents() +
             " events checked, " + recovered.appendedEvents() + " appended");
 
-        output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
-            ctx.outputYielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
-        output.setDefaultExceptionHandler(new StopOnError<>("output"));
         outputHandler = new OutputHandler(eventJournal, ctx.publishers, ctx.outputRingSize);
-        output.handleEventsWith(outputHandler);
-        final RingBuffer<EventSlot> outputRing = output.start();
+        final RingBuffer<EventSlot> outputRing;
+        if (ctx.inlineOutput)
+        {
+            output = null;
+            outputRing = null;
+        }
+        else
+        {
+            output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
+                ctx.outputYielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
+            output.setDefaultExceptionHandler(new StopOnError<>("output"));
+            output.handleEventsWith(outputHandler);
+            outputRing = output.start();
+        }
 
         core = new CoreHandler(recovered, outputRing);
         input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
@@ -318,7 +339,10 @@ public final class ExchangePipeline implements AutoCloseable
             ctx.log.accept("pipeline did not drain in 30 s: halting");
         }
         input.halt();
-        output.halt();
+        if (output != null)
+        {
+            output.halt();
+        }
         if (failure == null)
         {
             core.lastHash = core.engine.stateHash();
@@ -340,8 +364,8 @@ public final class ExchangePipeline implements AutoCloseable
         while (System.nanoTime() < deadline && failure == null)
         {
             final long published = inputRing.getCursor();
-            if (input.getSequenceValueFor(core) >= published &&
-                output.getRingBuffer().getCursor() <= output.getSequenceValueFor(outputHandler))
+            if (input.getSequenceValueFor(core) >= published && (output == null ||
+                output.getRingBuffer().getCursor() <= output.getSequenceValueFor(outputHandler)))
             {
                 return true;
             }
@@ -397,12 +421,18 @@ public final class ExchangePipeline implements AutoCloseable
         public void onStart()
         {
             commandJournal.takeOverWriting();
+            if (outputRing == null)
+            {
+                eventJournal.takeOverWriting();
+            }
         }
 
         private final MatchingEngine engine;
         private final CommandCodec commandCodec = new CommandCodec();
         private final EventCodec eventCodec = new EventCodec();
         private final RingBuffer<EventSlot> outputRing;
+        private EventSlot[] inlineSlots = new EventSlot[1024];
+        private int inlineCount;
         private final CommandSlot[] batch;
         private int batchSize;
         private long sequence;
@@ -437,7 +467,7 @@ public final class ExchangePipeline implements AutoCloseable
             batch[batchSize++] = slot;
             if (endOfBatch || batchSize == batch.length)
             {
-                lastIndex = commandJournal.endBatch();
+                commandJournal.endBatch();
                 if (ctx.durability == Durability.SYNC)
                 {
                     commandJournal.sync();
@@ -448,6 +478,7 @@ public final class ExchangePipeline implements AutoCloseable
                     batch[i] = null;
                 }
                 batchSize = 0;
+                flushInlineEvents();
                 appliedSequence = sequence;
                 if (endOfBatch)
                 {
@@ -463,6 +494,7 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 try
                 {
+                    lastIndex = commandJournal.lastIndexAppended();
                     snapshots.write(engine, sequence, lastIndex);
                     lastSnapshotSequence = sequence;
                     lastHash = engine.stateHash();
@@ -478,9 +510,35 @@ public final class ExchangePipeline implements AutoCloseable
         public void onEvent(final Event event)
         {
             final int length = eventCodec.encode(event);
+            if (outputRing == null)
+            {
+                if (inlineCount == inlineSlots.length)
+                {
+                    inlineSlots = java.util.Arrays.copyOf(inlineSlots, inlineCount * 2);
+                }
+                EventSlot slot = inlineSlots[inlineCount];
+                if (slot == null)
+                {
+                    slot = new EventSlot();
+                    inlineSlots[inlineCount] = slot;
+                }
+                slot.set(eventCodec.bytes(), length);
+                inlineCount++;
+                return;
+            }
             final long s = outputRing.next();
             outputRing.get(s).set(eventCodec.bytes(), length);
             outputRing.publish(s);
+        }
+
+        /** Inline output: the batch's events into the event journal, then to the publishers. */
+        private void flushInlineEvents()
+        {
+            for (int i = 0; i < inlineCount; i++)
+            {
+                outputHandler.onEvent(inlineSlots[i], i, i == inlineCount - 1);
+            }
+            inlineCount = 0;
         }
     }
 
