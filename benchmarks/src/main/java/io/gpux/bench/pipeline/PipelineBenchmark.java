@@ -36,6 +36,10 @@ public final class PipelineBenchmark implements Callable<Integer>
     @Option(names = "--rate", description = "offered rate in commands/s for the latency run; 0 = throughput run")
     long rate;
 
+    @Option(names = "--output-ring", description = "hand events to an output thread through the output ring " +
+        "instead of writing them on the core thread")
+    boolean outputRing;
+
     @Option(names = "--output-wait", description = "the output thread's wait strategy: yielding or blocking")
     String outputWait = "yielding";
 
@@ -75,6 +79,7 @@ public final class PipelineBenchmark implements Callable<Integer>
         final long[] lastSeen = {0};
         final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
             .tickIntervalMs(0).snapshotEvery(0).log(m -> { }).outputYielding(!"blocking".equals(outputWait))
+            .inlineOutput(!outputRing)
             .publisher((Event e) ->
             {
                 final long seq = e.commandSequence;
