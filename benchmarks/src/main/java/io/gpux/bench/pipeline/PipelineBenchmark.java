@@ -40,6 +40,9 @@ public final class PipelineBenchmark implements Callable<Integer>
         "instead of writing them on the core thread")
     boolean outputRing;
 
+    @Option(names = "--busy-spin", description = "the core thread busy-spins instead of yielding when idle")
+    boolean busySpin;
+
     @Option(names = "--output-wait", description = "the output thread's wait strategy: yielding or blocking")
     String outputWait = "yielding";
 
@@ -79,7 +82,7 @@ public final class PipelineBenchmark implements Callable<Integer>
         final long[] lastSeen = {0};
         final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
             .tickIntervalMs(0).snapshotEvery(0).log(m -> { }).outputYielding(!"blocking".equals(outputWait))
-            .inlineOutput(!outputRing)
+            .inlineOutput(!outputRing).busySpin(busySpin)
             .publisher((Event e) ->
             {
                 final long seq = e.commandSequence;
@@ -106,7 +109,9 @@ public final class PipelineBenchmark implements Callable<Integer>
                 {
                     while (System.nanoTime() < next)
                     {
-                        Thread.onSpinWait();
+                        // a yielding wait: a spinning load generator on a 2-core machine would take the
+                        // cores that the exchange and the OS need, and its own stalls would count
+                        Thread.yield();
                     }
                     due[base + i + 1] = next;
                     publish(pipeline, flow[i]);

@@ -67,6 +67,7 @@ public final class ExchangePipeline implements AutoCloseable
         private boolean yielding = true;
         private boolean outputYielding = true;
         private boolean inlineOutput = true;
+        private boolean busySpin;
 
         public Context dataDir(final Path v)
         {
@@ -146,6 +147,16 @@ public final class ExchangePipeline implements AutoCloseable
         public Context inlineOutput(final boolean v)
         {
             inlineOutput = v;
+            return this;
+        }
+
+        /**
+         * The core thread never yields its core while waiting (lowest latency; the core is the
+         * exchange's alone, the other one carries the network and everything else).
+         */
+        public Context busySpin(final boolean v)
+        {
+            busySpin = v;
             return this;
         }
 
@@ -232,6 +243,7 @@ public final class ExchangePipeline implements AutoCloseable
 
         core = new CoreHandler(recovered, outputRing);
         input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
+            ctx.busySpin ? new com.lmax.disruptor.BusySpinWaitStrategy() :
             ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
         input.setDefaultExceptionHandler(new StopOnError<>("core"));
         input.handleEventsWith(core);
