@@ -63,9 +63,9 @@ final class CommandCodec
             c.minIncrement != d.minIncrement || c.feeBps != d.feeBps || c.prepayMs != d.prepayMs ||
             c.maxGpusPerOrder != d.maxGpusPerOrder || c.heartbeatIntervalMs != d.heartbeatIntervalMs ||
             c.heartbeatTimeoutMs != d.heartbeatTimeoutMs || c.roles != d.roles || c.vramGb != d.vramGb ||
-            c.interconnectId != d.interconnectId)
+            c.interconnectId != d.interconnectId || c.keyId != d.keyId || c.revoke != d.revoke)
         {
-            throw new IllegalArgumentException("cannot pack a " + c.type + " with registration/config fields");
+            throw new IllegalArgumentException("cannot pack a " + c.type + " with registration/config/key fields");
         }
         final int header = size;
         push(0);

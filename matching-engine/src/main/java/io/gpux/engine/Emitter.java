@@ -171,10 +171,11 @@ final class Emitter
         emit();
     }
 
-    void machine(final EventType type, final long machineId)
+    void machine(final EventType type, final long machineId, final long ownerId)
     {
         final Event e = begin(type);
         e.machineId = machineId;
+        e.ownerId = ownerId;
         emit();
     }
 

@@ -27,7 +27,9 @@ import java.util.List;
 public final class EngineSnapshot
 {
     private static final int MAGIC = 0x47505853; // "GPXS"
-    private static final int VERSION = 1;
+    /** 2: API keys after the timers. Version 1 (no keys) is still read. */
+    private static final int VERSION = 2;
+    private static final int VERSION_WITHOUT_KEYS = 1;
 
     private EngineSnapshot()
     {
@@ -184,6 +186,14 @@ public final class EngineSnapshot
             out.writeByte(t.kind);
             out.writeLong(t.target instanceof Lease l ? l.id : ((Machine)t.target).id);
         }
+
+        final long[] keyIds = e.apiKeys.sortedKeyIds();
+        out.writeInt(keyIds.length);
+        for (final long keyId : keyIds)
+        {
+            out.writeLong(keyId);
+            out.writeLong(e.apiKeys.stored(keyId));
+        }
     }
 
     /** Restores state written by {@link #write} into a new engine (which must not have applied anything). */
@@ -194,7 +204,7 @@ public final class EngineSnapshot
             throw new IOException("not a gpux engine snapshot");
         }
         final int version = in.readInt();
-        if (version != VERSION)
+        if (version != VERSION && version != VERSION_WITHOUT_KEYS)
         {
             throw new IOException("unsupported snapshot version " + version);
         }
@@ -413,6 +423,12 @@ public final class EngineSnapshot
         }
         e.timers.nextSeq(timerSeq);
         e.orders.nextUid(nextOrderUid);
+
+        final int keyCount = version == VERSION_WITHOUT_KEYS ? 0 : in.readInt();
+        for (int i = 0; i < keyCount; i++)
+        {
+            e.apiKeys.restore(in.readLong(), in.readLong());
+        }
     }
 
     private static <T> T[] sorted(final T[] items, final java.util.function.ToLongFunction<T> id)

@@ -50,7 +50,7 @@ final class MachineMonitor
         {
             machine.online = true;
             machine.reliability.state(true, now);
-            engine.out.machine(EventType.MACHINE_ONLINE, machine.id);
+            engine.out.machine(EventType.MACHINE_ONLINE, machine.id, machine.owner.id);
             for (Order ask = machine.firstAsk; ask != null; ask = ask.machineNext)
             {
                 if (ask.openGpus > 0 && !ask.inBook())
@@ -84,7 +84,7 @@ final class MachineMonitor
         final long now = engine.out.now;
         machine.online = false;
         machine.reliability.state(false, now);
-        engine.out.machine(EventType.MACHINE_OFFLINE, machine.id);
+        engine.out.machine(EventType.MACHINE_OFFLINE, machine.id, machine.owner.id);
         for (Order ask = machine.firstAsk; ask != null; ask = ask.machineNext)
         {
             if (ask.inBook())

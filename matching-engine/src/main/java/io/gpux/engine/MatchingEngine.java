@@ -10,6 +10,7 @@ import io.gpux.engine.market.Market;
 import io.gpux.engine.timer.Timer;
 import io.gpux.engine.timer.TimerQueue;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongLongConsumer;
 
 /**
  * The gpux matching engine: a single-threaded, deterministic state machine implementing the market
@@ -49,6 +50,8 @@ public final class MatchingEngine
     final MachineMonitor machineMonitor;
     final OrderEntry orderEntry;
     final Admin admin;
+    final ApiKeys apiKeys;
+    private final Quoter quoter;
 
     public MatchingEngine(final EventSink sink)
     {
@@ -60,6 +63,17 @@ public final class MatchingEngine
         machineMonitor = new MachineMonitor(this);
         orderEntry = new OrderEntry(this);
         admin = new Admin(this);
+        apiKeys = new ApiKeys(this);
+        quoter = new Quoter(this);
+    }
+
+    /**
+     * What a BID command would do now, without doing it (no state change, no event): the checks, the
+     * fills from open asks, the leases it would preempt. The command's order id is ignored.
+     */
+    public void quote(final Command bid, final Quote result)
+    {
+        quoter.quote(bid, result);
     }
 
     /** Replaces the event sink (e.g. to suppress output while recovering). */
@@ -97,6 +111,7 @@ public final class MatchingEngine
             case HALT -> admin.halt(cmd);
             case RESUME -> admin.resume(cmd);
             case BOOK -> admin.book(cmd);
+            case KEY -> apiKeys.key(cmd);
             default -> throw new IllegalArgumentException("unknown command " + cmd.type);
         }
         fireTimers(time);
@@ -213,5 +228,30 @@ public final class MatchingEngine
     public Iterable<Market> markets()
     {
         return markets.values();
+    }
+
+    /**
+     * The account an API key belongs to, for the gateway's authentication (KEY command).
+     *
+     * @return the account id, or 0 if the key was never added or is revoked.
+     */
+    public long keyAccount(final long keyId)
+    {
+        return apiKeys.account(keyId);
+    }
+
+    /**
+     * Calls {@code consumer} with (key id, account id) for every live (added, not revoked) API key, in key
+     * id order; e.g. for a gateway loading its keys after a restart. Allocates one array of the key ids.
+     */
+    public void forEachKey(final LongLongConsumer consumer)
+    {
+        apiKeys.forEachLive(consumer);
+    }
+
+    /** The highest API key id ever added, revoked keys included (0 if none): a new key needs a higher one. */
+    public long maxKeyId()
+    {
+        return apiKeys.maxKeyId();
     }
 }

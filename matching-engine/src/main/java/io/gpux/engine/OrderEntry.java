@@ -37,21 +37,7 @@ final class OrderEntry
         }
         final Account account = engine.accounts.get(cmd.accountId);
         final Market market = engine.markets.get(cmd.marketId);
-        final Order bid = engine.orders.acquire();
-        bid.bid = true;
-        bid.account = account;
-        bid.market = market;
-        bid.machine = null;
-        bid.clientOrderId = cmd.orderId;
-        bid.price = cmd.price;
-        bid.openGpus = cmd.gpus;
-        bid.tif = cmd.tif;
-        bid.postOnly = cmd.postOnly;
-        bid.gang = cmd.gang;
-        bid.minReliabilityPpb = cmd.minReliabilityPpb == Command.ABSENT ? -1 : cmd.minReliabilityPpb;
-        bid.regionId = cmd.regionId;
-        bid.maxDurationMs = cmd.maxDurationMs == Command.ABSENT ? 0 : cmd.maxDurationMs;
-        bid.hold = 0;
+        final Order bid = fillBid(engine.orders.acquire(), cmd, account, market);
         final long hold = Funds.bidHold(market, bid.openGpus, bid.price, bid.maxDurationMs);
         if (hold > account.available())
         {
@@ -82,7 +68,27 @@ final class OrderEntry
         matchAndRest(bid);
     }
 
-    private RejectReason checkBid(final Command cmd)
+    /** A bid order's fields from a BID command (not yet accepted: no priority, no hold). */
+    static Order fillBid(final Order bid, final Command cmd, final Account account, final Market market)
+    {
+        bid.bid = true;
+        bid.account = account;
+        bid.market = market;
+        bid.machine = null;
+        bid.clientOrderId = cmd.orderId;
+        bid.price = cmd.price;
+        bid.openGpus = cmd.gpus;
+        bid.tif = cmd.tif;
+        bid.postOnly = cmd.postOnly;
+        bid.gang = cmd.gang;
+        bid.minReliabilityPpb = cmd.minReliabilityPpb == Command.ABSENT ? -1 : cmd.minReliabilityPpb;
+        bid.regionId = cmd.regionId;
+        bid.maxDurationMs = cmd.maxDurationMs == Command.ABSENT ? 0 : cmd.maxDurationMs;
+        bid.hold = 0;
+        return bid;
+    }
+
+    RejectReason checkBid(final Command cmd)
     {
         final Account account = engine.accounts.get(cmd.accountId);
         if (account == null)
@@ -135,7 +141,7 @@ final class OrderEntry
         return gpus >= 1 && gpus <= market.maxGpusPerOrder;
     }
 
-    private boolean bidCanFillAll(final Order bid, final long price, final int gpus)
+    boolean bidCanFillAll(final Order bid, final long price, final int gpus)
     {
         final int plain = engine.matcher.plainAvailable(bid, price, gpus, gpus);
         if (plain >= gpus)

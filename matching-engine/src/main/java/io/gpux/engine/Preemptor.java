@@ -30,7 +30,7 @@ final class Preemptor
         this.engine = engine;
     }
 
-    private static boolean victimEligible(final Order bid, final Lease lease)
+    static boolean victimEligible(final Order bid, final Lease lease)
     {
         return lease.renter != bid.account && lease.owner != bid.account && Matcher.eligible(bid, lease.machine);
     }
@@ -123,7 +123,7 @@ final class Preemptor
      *
      * @return the machine, or null if none can cover the bid.
      */
-    private Machine chooseGangMachine(final Order bid, final long price, final int gpus)
+    Machine chooseGangMachine(final Order bid, final long price, final int gpus)
     {
         final Market market = bid.market;
         final long limit = price - market.minIncrement;
@@ -212,7 +212,7 @@ final class Preemptor
     }
 
     /** Free GPUs of a machine's open asks priced at or below the bid. */
-    private static int freeGpus(final Machine machine, final long price)
+    static int freeGpus(final Machine machine, final long price)
     {
         int free = 0;
         for (Order ask = machine.firstAsk; ask != null; ask = ask.machineNext)
@@ -223,6 +223,23 @@ final class Preemptor
             }
         }
         return free;
+    }
+
+    /** The victims {@link #chooseGangMachine} left. */
+    int victimCount()
+    {
+        return victimCount;
+    }
+
+    Lease victim(final int i)
+    {
+        return victims[i];
+    }
+
+    void clearVictims()
+    {
+        Arrays.fill(victims, 0, victimCount, null);
+        victimCount = 0;
     }
 
     boolean gangPreemptionPossible(final Order bid, final long price, final int gpus)

@@ -104,7 +104,23 @@ final class StateWalker
                 h.add(m.id);
             }
         }
+        apiKeys();
         return h.hash();
+    }
+
+    /** Walked only when there are keys, so that a state without keys hashes as before KEY existed. */
+    private void apiKeys()
+    {
+        final ApiKeys keys = engine.apiKeys;
+        if (keys.size() == 0)
+        {
+            return;
+        }
+        h.add(-6).add(keys.size());
+        for (final long keyId : keys.sortedKeyIds())
+        {
+            h.add(keyId).add(keys.stored(keyId));
+        }
     }
 
     private void side(final BookSide side)

@@ -34,8 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Random command streams (thousands of scenario lines) over three markets, owners, renters with small
  * and large deposits, a market maker, machines in regions whose heartbeats sometimes stop, every order
- * type and constraint, cancels, replaces, mass cancels, reclaims, releases, halts, and time jumps of up
- * to hours. After every line the {@link InvariantChecker} runs (rulebook section 12 and the engine's
+ * type and constraint, cancels, replaces, mass cancels, reclaims, releases, halts, API keys, and time
+ * jumps of up to hours. After every line the {@link InvariantChecker} runs (rulebook section 12 and the engine's
  * own consistency); the same lines on a second engine must print the same text and reach the same state
  * hash after every line (invariant 6); the state hash must change with every state-changing command and
  * stay put for a rejected one.
@@ -85,7 +85,7 @@ class EngineInvariantProperties
     enum Kind
     {
         ASK, BID, CANCEL, REPLACE, MASS_CANCEL, RELEASE, DEPOSIT, BEAT, HEARTBEAT, TOGGLE, TICK, CONFIG, HALT,
-        RESUME, BOOK
+        RESUME, BOOK, KEY
     }
 
     /** One step of a run: its kind, a time step and kind-specific small integers. */
@@ -209,6 +209,8 @@ class EngineInvariantProperties
         final Arbitrary<Act> halt = act(Kind.HALT, dt(), List.of(ints(0, 2)));
         final Arbitrary<Act> resume = act(Kind.RESUME, dt(), List.of(ints(0, 2)));
         final Arbitrary<Act> book = act(Kind.BOOK, dt(), List.of(ints(0, 2)));
+        final Arbitrary<Act> key = act(Kind.KEY, dt(), List.of(ints(0, ACCOUNTS.length), ints(0, 6),
+            Arbitraries.frequency(Tuple.of(2, 0), Tuple.of(1, 1))));
         return Arbitraries.frequencyOf(
             Tuple.of(20, ask),
             Tuple.of(30, bid),
@@ -224,7 +226,8 @@ class EngineInvariantProperties
             Tuple.of(1, config),
             Tuple.of(1, halt),
             Tuple.of(6, resume),
-            Tuple.of(1, book));
+            Tuple.of(1, book),
+            Tuple.of(1, key));
     }
 
     // ------------------------------------------------------------------------------------------ driver
@@ -329,6 +332,8 @@ class EngineInvariantProperties
                 case HALT -> line("HALT market=" + MARKETS[a.p(0)]);
                 case RESUME -> line("RESUME market=" + MARKETS[a.p(0)]);
                 case BOOK -> line("BOOK market=" + MARKETS[a.p(0)]);
+                case KEY -> line("KEY account=" + (a.p(0) < ACCOUNTS.length ? ACCOUNTS[a.p(0)] : "nobody") + " key=" +
+                    a.p(1) + (a.p(2) == 1 ? " revoke=true" : ""));
                 default -> throw new IllegalStateException();
             }
         }
@@ -526,7 +531,7 @@ class EngineInvariantProperties
                 }
                 final boolean quiet = lineEvents.stream().allMatch(t -> t == EventType.REJECTED || t == EventType.BOOK);
                 final boolean silentWriter = Set.of("MARKET", "CONFIG", "ACCOUNT", "MACHINE", "HALT", "RESUME",
-                    "HEARTBEAT").contains(verb);
+                    "HEARTBEAT").contains(verb) || verb.equals("KEY") && !lineEvents.contains(EventType.REJECTED);
                 if (quiet && !timersDue && sameTime && !silentWriter && hash != hashBefore)
                 {
                     throw failure(new AssertionError("state hash changed although the command printed only " +

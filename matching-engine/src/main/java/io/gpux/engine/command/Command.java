@@ -59,6 +59,11 @@ public final class Command
 
     public boolean hasMarket;
 
+    /** KEY: the API key id (the gateway derives the key's secret from it; the engine keeps no secret). */
+    public long keyId;
+    /** KEY: revoke the key instead of adding it. */
+    public boolean revoke;
+
     public Command reset(final CommandType type, final long timeMs)
     {
         this.type = type;
@@ -94,6 +99,8 @@ public final class Command
         vramGb = ABSENT;
         interconnectId = NONE;
         hasMarket = false;
+        keyId = 0;
+        revoke = false;
         return this;
     }
 
@@ -132,5 +139,7 @@ public final class Command
         vramGb = o.vramGb;
         interconnectId = o.interconnectId;
         hasMarket = o.hasMarket;
+        keyId = o.keyId;
+        revoke = o.revoke;
     }
 }

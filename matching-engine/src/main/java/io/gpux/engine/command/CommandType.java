@@ -1,10 +1,13 @@
 package io.gpux.engine.command;
 
-/** Every command the engine applies; the scenario verbs of SCENARIO-FORMAT.md. */
+/**
+ * Every command the engine applies; the scenario verbs of SCENARIO-FORMAT.md (KEY: docs/market-rules.md
+ * section 13). Ordinals are journaled: new types go at the end.
+ */
 public enum CommandType
 {
     MARKET, CONFIG, ACCOUNT, DEPOSIT, MACHINE, HEARTBEAT, ASK, BID, CANCEL, REPLACE, MASS_CANCEL, RELEASE,
-    HALT, RESUME, TICK, BOOK;
+    HALT, RESUME, TICK, BOOK, KEY;
 
     private static final CommandType[] VALUES = values();
     /** How many command types there are. */

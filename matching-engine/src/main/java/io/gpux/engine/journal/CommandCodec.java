@@ -13,6 +13,12 @@ import static io.gpux.engine.journal.RecordDescriptor.*;
  */
 public final class CommandCodec
 {
+    /**
+     * Mask bits in use. A new field takes the next bit: records without it decode as before, so the
+     * record version stays (bits 30 and 31, KEY's key id and revoke flag, came so).
+     */
+    private static final int FIELD_COUNT = 32;
+
     private final byte[] bytes = new byte[MAX_RECORD_LENGTH];
     private final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
     private final FieldCodec fields = new FieldCodec();
@@ -78,6 +84,8 @@ public final class CommandCodec
         mask |= put(27, c.vramGb, Command.ABSENT);
         mask |= put(28, c.interconnectId, Command.NONE);
         mask |= put(29, c.hasMarket ? 1 : 0, 0);
+        mask |= put(30, c.keyId, 0);
+        mask |= put(31, c.revoke ? 1 : 0, 0);
         buffer.putLong(MASK_OFFSET, mask);
         length = fields.position;
         buffer.putInt(CRC_OFFSET, fields.crc(bytes, length));
@@ -117,7 +125,7 @@ public final class CommandCodec
             c.sequence = buffer.getLong(SEQUENCE_OFFSET);
             final long mask = buffer.getLong(MASK_OFFSET);
             fields.begin(buffer, FIELDS_OFFSET);
-            for (int bit = 0; bit < 30; bit++)
+            for (int bit = 0; bit < FIELD_COUNT; bit++)
             {
                 if ((mask & (1L << bit)) == 0)
                 {
@@ -160,6 +168,8 @@ public final class CommandCodec
                     case 27 -> c.vramGb = v;
                     case 28 -> c.interconnectId = v;
                     case 29 -> c.hasMarket = v != 0;
+                    case 30 -> c.keyId = v;
+                    case 31 -> c.revoke = v != 0;
                     default -> throw new IllegalArgumentException("unknown field " + bit);
                 }
             }

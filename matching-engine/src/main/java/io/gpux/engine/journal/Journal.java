@@ -327,7 +327,8 @@ public final class Journal implements AutoCloseable
             if (!nextLoaded)
             {
                 nextPresent = next.read(tailer);
-                nextLoaded = true;
+                // a miss is not remembered: a live journal may have a document there by the next call
+                nextLoaded = nextPresent;
             }
             return nextPresent;
         }

@@ -1,13 +1,42 @@
 package io.gpux.engine.pipeline;
 
+import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.event.Event;
 
 /**
- * Receives every event after it is journaled, on the output thread, in engine order. The event is a
- * flyweight: copy what must outlive the call. Must not block for long: it holds up every publisher.
+ * Receives every event after it is journaled, in engine order, on the thread that writes the event
+ * journal (the core thread with inline output, else the output thread). The event is a flyweight: copy
+ * what must outlive the call. Must not block: it holds up every publisher, and inline, the exchange.
  */
 @FunctionalInterface
 public interface EventPublisher
 {
     void onEvent(Event event);
+
+    /**
+     * Called after the last event of a command published with a non-zero
+     * {@link CommandSlot#correlation}, in order with the events.
+     *
+     * @param commandSequence the command's place in the command journal.
+     * @param correlation     the producer's tag.
+     */
+    default void onCommandComplete(final long commandSequence, final long correlation)
+    {
+    }
+
+    /**
+     * Called on the core thread once the pipeline has recovered, before the first live command: the
+     * place to read the recovered state (the only moment another component may read it safely).
+     */
+    default void onRecovered(final MatchingEngine engine)
+    {
+    }
+
+    /**
+     * Called on the core thread after each batch of commands is applied and its events published:
+     * the place to derive views of the engine's state, such as market data, without a query.
+     */
+    default void onBatchApplied(final MatchingEngine engine)
+    {
+    }
 }

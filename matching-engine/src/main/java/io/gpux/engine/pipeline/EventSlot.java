@@ -1,10 +1,16 @@
 package io.gpux.engine.pipeline;
 
-/** A preallocated output ring entry: one encoded event record. */
+/**
+ * A preallocated output entry: one encoded event record, or the completion marker of a command that
+ * carried a correlation (not journaled, only published).
+ */
 final class EventSlot
 {
     byte[] bytes = new byte[512];
     int length;
+    boolean completion;
+    long commandSequence;
+    long correlation;
 
     void set(final byte[] src, final int n)
     {
@@ -14,5 +20,14 @@ final class EventSlot
         }
         System.arraycopy(src, 0, bytes, 0, n);
         length = n;
+        completion = false;
+    }
+
+    void completion(final long commandSequence, final long correlation)
+    {
+        completion = true;
+        length = 0;
+        this.commandSequence = commandSequence;
+        this.correlation = correlation;
     }
 }

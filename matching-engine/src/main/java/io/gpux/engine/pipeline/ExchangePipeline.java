@@ -185,9 +185,14 @@ public final class ExchangePipeline implements AutoCloseable
         }
     }
 
-    private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command.copyFrom(src);
+    private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
-        (slot, seq, unused) -> slot.command.reset(CommandType.TICK, 0);
+        (slot, seq, unused) -> slot.command().reset(CommandType.TICK, 0);
+    private static final EventTranslatorOneArg<CommandSlot, Query> QUERY = (slot, seq, query) ->
+    {
+        slot.command().reset(CommandType.TICK, 0);
+        slot.query = query;
+    };
 
     private final Context ctx;
     private final Journal commandJournal;
@@ -287,6 +292,26 @@ public final class ExchangePipeline implements AutoCloseable
     public <A> boolean tryPublish(final EventTranslatorOneArg<CommandSlot, A> translator, final A arg)
     {
         return failure == null && inputRing.tryPublishEvent(translator, arg);
+    }
+
+    /**
+     * Publishes a query without blocking: it runs on the core thread after every command published
+     * before it, and before any published after it.
+     *
+     * @return false when the input ring is full: answer the producer BUSY.
+     */
+    public boolean tryPublishQuery(final Query query)
+    {
+        return failure == null && inputRing.tryPublishEvent(QUERY, query);
+    }
+
+    /**
+     * A reader of the event journal, for one thread of the caller's (e.g. a gateway tailing the
+     * events as they are written): events are in it before any publisher sees them.
+     */
+    public Journal.Reader newEventReader()
+    {
+        return eventJournal.reader();
     }
 
     /** Asks the core thread to write a snapshot after its current batch. */
@@ -437,9 +462,14 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 eventJournal.takeOverWriting();
             }
+            for (final EventPublisher p : publishers)
+            {
+                p.onRecovered(engine);
+            }
         }
 
         private final MatchingEngine engine;
+        private final EventPublisher[] publishers = ctx.publishers.toArray(new EventPublisher[0]);
         private final CommandCodec commandCodec = new CommandCodec();
         private final EventCodec eventCodec = new EventCodec();
         private final RingBuffer<EventSlot> outputRing;
@@ -471,31 +501,74 @@ public final class ExchangePipeline implements AutoCloseable
         @Override
         public void onEvent(final CommandSlot slot, final long ringSequence, final boolean endOfBatch)
         {
-            final Command command = slot.command;
-            lastTime = Math.max(lastTime, ctx.clock.time());
-            command.timeMs = lastTime;
-            command.sequence = ++sequence;
-            commandJournal.add(commandCodec.bytes(), commandCodec.encode(command));
-            batch[batchSize++] = slot;
-            if (endOfBatch || batchSize == batch.length)
+            if (slot.query != null)
             {
-                commandJournal.endBatch();
-                if (ctx.durability == Durability.SYNC)
+                applyBatch();
+                runQuery(slot);
+            }
+            else
+            {
+                final Command command = slot.command;
+                lastTime = Math.max(lastTime, ctx.clock.time());
+                command.timeMs = lastTime;
+                command.sequence = ++sequence;
+                commandJournal.add(commandCodec.bytes(), commandCodec.encode(command));
+                batch[batchSize++] = slot;
+                if (endOfBatch || batchSize == batch.length)
                 {
-                    commandJournal.sync();
+                    applyBatch();
                 }
-                for (int i = 0; i < batchSize; i++)
+            }
+            if (endOfBatch)
+            {
+                maybeSnapshot();
+            }
+        }
+
+        /** Journals the batch (msync in SYNC), applies it, publishes its events and completions. */
+        private void applyBatch()
+        {
+            if (batchSize == 0)
+            {
+                return;
+            }
+            commandJournal.endBatch();
+            if (ctx.durability == Durability.SYNC)
+            {
+                commandJournal.sync();
+            }
+            for (int i = 0; i < batchSize; i++)
+            {
+                final CommandSlot slot = batch[i];
+                engine.apply(slot.command);
+                if (slot.correlation != 0)
                 {
-                    engine.apply(batch[i].command);
-                    batch[i] = null;
+                    nextOutputSlot().completion(slot.command.sequence, slot.correlation);
+                    publishOutputSlot();
                 }
-                batchSize = 0;
-                flushInlineEvents();
-                appliedSequence = sequence;
-                if (endOfBatch)
-                {
-                    maybeSnapshot();
-                }
+                batch[i] = null;
+            }
+            batchSize = 0;
+            flushInlineEvents();
+            appliedSequence = sequence;
+            for (final EventPublisher p : publishers)
+            {
+                p.onBatchApplied(engine);
+            }
+        }
+
+        /** A failing query is the query's bug: reported, and the exchange goes on. */
+        private void runQuery(final CommandSlot slot)
+        {
+            final Query query = slot.query;
+            slot.query = null;
+            try
+            {
+                query.run(engine);
+            }
+            catch (final RuntimeException ex)
+            {
+                ctx.log.accept("query " + query + " failed: " + ex);
             }
         }
 
@@ -522,6 +595,15 @@ public final class ExchangePipeline implements AutoCloseable
         public void onEvent(final Event event)
         {
             final int length = eventCodec.encode(event);
+            nextOutputSlot().set(eventCodec.bytes(), length);
+            publishOutputSlot();
+        }
+
+        private long outputSequence;
+
+        /** The next output entry: inline, or claimed on the output ring (then published by {@link #publishOutputSlot}). */
+        private EventSlot nextOutputSlot()
+        {
             if (outputRing == null)
             {
                 if (inlineCount == inlineSlots.length)
@@ -534,13 +616,22 @@ public final class ExchangePipeline implements AutoCloseable
                     slot = new EventSlot();
                     inlineSlots[inlineCount] = slot;
                 }
-                slot.set(eventCodec.bytes(), length);
-                inlineCount++;
-                return;
+                return slot;
             }
-            final long s = outputRing.next();
-            outputRing.get(s).set(eventCodec.bytes(), length);
-            outputRing.publish(s);
+            outputSequence = outputRing.next();
+            return outputRing.get(outputSequence);
+        }
+
+        private void publishOutputSlot()
+        {
+            if (outputRing == null)
+            {
+                inlineCount++;
+            }
+            else
+            {
+                outputRing.publish(outputSequence);
+            }
         }
 
         /** Inline output: the batch's events into the event journal, then to the publishers. */
@@ -580,7 +671,10 @@ public final class ExchangePipeline implements AutoCloseable
         @Override
         public void onEvent(final EventSlot slot, final long sequence, final boolean endOfBatch)
         {
-            journal.add(slot.bytes, slot.length);
+            if (!slot.completion)
+            {
+                journal.add(slot.bytes, slot.length);
+            }
             pending[pendingCount++] = slot;
             if (endOfBatch || pendingCount == pending.length)
             {
@@ -598,6 +692,14 @@ public final class ExchangePipeline implements AutoCloseable
         {
             if (publishers.length == 0)
             {
+                return;
+            }
+            if (slot.completion)
+            {
+                for (final EventPublisher p : publishers)
+                {
+                    p.onCommandComplete(slot.commandSequence, slot.correlation);
+                }
                 return;
             }
             System.arraycopy(slot.bytes, 0, codec.bytes(), 0, slot.length);

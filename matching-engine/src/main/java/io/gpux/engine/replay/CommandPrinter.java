@@ -157,6 +157,12 @@ public final class CommandPrinter
             case TICK ->
             {
             }
+            case KEY ->
+            {
+                kv(sb, "account", symbols.accounts.name(c.accountId));
+                sb.append(" key=").append(c.keyId);
+                flag(sb, "revoke", c.revoke);
+            }
             default -> throw new IllegalStateException("command " + c.type);
         }
         return sb.toString();

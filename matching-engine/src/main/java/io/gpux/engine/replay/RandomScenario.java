@@ -7,8 +7,8 @@ import java.util.Random;
 /**
  * A seeded generator of busy GPU-market scenarios: owners with machines that heartbeat (and sometimes
  * go silent), renters with small and large deposits, market-maker cancel/replace bursts, gang bids,
- * constraints, preemption, reclaims, releases, halts and time passing so that periods settle and funds
- * run out. The same seed always gives the same lines. For tests, crash tests and benchmarks.
+ * constraints, preemption, reclaims, releases, halts, API keys and time passing so that periods settle
+ * and funds run out. The same seed always gives the same lines. For tests, crash tests and benchmarks.
  */
 public final class RandomScenario
 {
@@ -150,7 +150,20 @@ public final class RandomScenario
         {
             return time + " BOOK market=" + market + " depth=" + (1 + random.nextInt(5));
         }
+        if (dice < 945)
+        {
+            return key();
+        }
         return time + " TICK";
+    }
+
+    /** An API key added or revoked: few ids, so duplicates, foreign and repeated revokes happen too. */
+    private String key()
+    {
+        final int who = random.nextInt(9);
+        final String account = who < 4 ? "r" + (1 + who) : who < 7 ? "o" + (who - 3) : who == 7 ? "mm" : "nobody";
+        return time + " KEY account=" + account + " key=" + random.nextInt(16) +
+            (random.nextInt(3) == 0 ? " revoke=true" : "");
     }
 
     private String price()

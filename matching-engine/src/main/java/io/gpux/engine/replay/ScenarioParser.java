@@ -67,6 +67,7 @@ public final class ScenarioParser
         keys(CommandType.RESUME, new String[]{"market"});
         keys(CommandType.TICK, new String[]{});
         keys(CommandType.BOOK, new String[]{"market"}, "depth");
+        keys(CommandType.KEY, new String[]{"account", "key"}, "revoke");
     }
 
     private static void keys(final CommandType type, final String[] required, final String... optional)
@@ -245,6 +246,8 @@ public final class ScenarioParser
             case "heartbeatTimeoutMs" -> cmd.heartbeatTimeoutMs = integer(key, v);
             case "vramGb" -> cmd.vramGb = integer(key, v);
             case "depth" -> cmd.depth = integer(key, v);
+            case "key" -> cmd.keyId = integer(key, v);
+            case "revoke" -> cmd.revoke = bool(key, v);
             default -> throw bad("unknown key '" + key + "'");
         }
     }
