@@ -1,0 +1,77 @@
+package io.gpux.gateway;
+
+import io.gpux.engine.MatchingEngine;
+import io.gpux.engine.event.Event;
+import io.gpux.engine.event.EventType;
+import io.gpux.engine.event.RejectReason;
+import io.gpux.engine.pipeline.EventPublisher;
+import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.marketdata.MarketData;
+
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The gateway's hook on the exchange core, called on the core thread: fills the directory once the
+ * engine has recovered, passes command completions (with the command's reject reason, if any) to
+ * the egress, and derives market data after every batch. Events themselves reach the egress through
+ * the event journal, not through here.
+ */
+final class CorePublisher implements EventPublisher
+{
+    private final Directory directory;
+    private final MarketData marketData;
+    private Egress egress;
+    private final CountDownLatch recovered = new CountDownLatch(1);
+    private long lastEventSeq;
+    private long rejectedCommandSeq;
+    private RejectReason reject;
+
+    CorePublisher(final Directory directory, final MarketData marketData)
+    {
+        this.directory = directory;
+        this.marketData = marketData;
+    }
+
+    void egress(final Egress egress)
+    {
+        this.egress = egress;
+    }
+
+    void awaitRecovered() throws InterruptedException
+    {
+        recovered.await();
+    }
+
+    @Override
+    public void onRecovered(final MatchingEngine engine)
+    {
+        lastEventSeq = engine.eventSequence();
+        directory.load(engine);
+        recovered.countDown();
+    }
+
+    @Override
+    public void onEvent(final Event event)
+    {
+        lastEventSeq = event.sequence;
+        if (event.type == EventType.REJECTED)
+        {
+            rejectedCommandSeq = event.commandSequence;
+            reject = event.rejectReason;
+        }
+    }
+
+    @Override
+    public void onCommandComplete(final long commandSequence, final long correlation)
+    {
+        final RejectReason reason = rejectedCommandSeq == commandSequence ? reject : null;
+        egress.put(new Egress.Completion(correlation, commandSequence, lastEventSeq, reason));
+    }
+
+    @Override
+    public void onBatchApplied(final MatchingEngine engine)
+    {
+        marketData.onBatchApplied(engine);
+    }
+}

@@ -1,0 +1,535 @@
+package io.gpux.gateway;
+
+import io.gpux.engine.command.Command;
+import io.gpux.engine.command.CommandType;
+import io.gpux.engine.command.Roles;
+import io.gpux.engine.pipeline.Durability;
+import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.engine.replay.ScenarioException;
+import io.gpux.engine.replay.ScenarioParser;
+import io.gpux.engine.replay.Symbols;
+import io.gpux.gateway.auth.Authenticator;
+import io.gpux.gateway.codec.FrameEncoder;
+import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.marketdata.MarketData;
+import io.gpux.gateway.session.Session;
+import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.GpuTelemetry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.protobuf.ProtobufDecoder;
+import io.netty.handler.timeout.IdleStateHandler;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * The whole exchange in one process: the core pipeline (journals, engine, snapshots, recovery), the
+ * egress thread, and the Netty gateway in front.
+ *
+ * <pre>
+ *  clients --TCP--> [Netty event loop: frames, login, checks, tryPublish] --> input ring
+ *                                                                               |
+ *        core thread: sequence, command journal, engine, event journal <--------+
+ *              | completions, query answers, market data                        |
+ *              v                                                          event journal
+ *        [egress thread: tails the event journal, numbers each account's events, answers] --> clients
+ * </pre>
+ *
+ * Threads: one Netty event loop (plus the acceptor), the core thread, the egress thread and the
+ * ticker: on two cores the core thread and the event loop do the work, the egress backs off when idle.
+ */
+public final class Exchange implements AutoCloseable
+{
+    /** Settings, with the defaults of {@link GatewayConfiguration}. */
+    public static final class Context
+    {
+        private Path dataDir = Path.of("data");
+        private Path configFile;
+        private Durability durability = Durability.ASYNC;
+        private String bind = System.getProperty(GatewayConfiguration.BIND_PROP, GatewayConfiguration.BIND_DEFAULT);
+        private int port = GatewayConfiguration.intProp(GatewayConfiguration.PORT_PROP, GatewayConfiguration.PORT_DEFAULT);
+        private int maxFrameBytes = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_FRAME_PROP, GatewayConfiguration.MAX_FRAME_DEFAULT);
+        private int heartbeatIntervalMs = GatewayConfiguration.intProp(
+            GatewayConfiguration.HEARTBEAT_PROP, GatewayConfiguration.HEARTBEAT_DEFAULT);
+        private int loginTimeoutMs = GatewayConfiguration.intProp(
+            GatewayConfiguration.LOGIN_TIMEOUT_PROP, GatewayConfiguration.LOGIN_TIMEOUT_DEFAULT);
+        private long authWindowMs = GatewayConfiguration.longProp(
+            GatewayConfiguration.AUTH_WINDOW_PROP, GatewayConfiguration.AUTH_WINDOW_DEFAULT);
+        private long ratePerSecond = GatewayConfiguration.longProp(
+            GatewayConfiguration.RATE_PROP, GatewayConfiguration.RATE_DEFAULT);
+        private long rateBurst = GatewayConfiguration.longProp(
+            GatewayConfiguration.BURST_PROP, GatewayConfiguration.BURST_DEFAULT);
+        private int outboundHighWaterBytes = GatewayConfiguration.intProp(
+            GatewayConfiguration.HIGH_WATER_PROP, GatewayConfiguration.HIGH_WATER_DEFAULT);
+        private long tickIntervalMs = 100;
+        private long snapshotEvery = 1_000_000;
+        private EpochClock clock = SystemEpochClock.INSTANCE;
+        private Consumer<String> log = System.err::println;
+
+        public Context dataDir(final Path v)
+        {
+            dataDir = v;
+            return this;
+        }
+
+        public Path dataDir()
+        {
+            return dataDir;
+        }
+
+        /** Markets and exchange settings for a fresh exchange (scenario MARKET/CONFIG lines); null: the built-in set. */
+        public Context configFile(final Path v)
+        {
+            configFile = v;
+            return this;
+        }
+
+        public Context durability(final Durability v)
+        {
+            durability = v;
+            return this;
+        }
+
+        public Context bind(final String v)
+        {
+            bind = v;
+            return this;
+        }
+
+        /** 0: an ephemeral port (see {@link Exchange#port()}). */
+        public Context port(final int v)
+        {
+            port = v;
+            return this;
+        }
+
+        public Context maxFrameBytes(final int v)
+        {
+            maxFrameBytes = v;
+            return this;
+        }
+
+        public int maxFrameBytes()
+        {
+            return maxFrameBytes;
+        }
+
+        public Context heartbeatIntervalMs(final int v)
+        {
+            heartbeatIntervalMs = v;
+            return this;
+        }
+
+        public int heartbeatIntervalMs()
+        {
+            return heartbeatIntervalMs;
+        }
+
+        public Context loginTimeoutMs(final int v)
+        {
+            loginTimeoutMs = v;
+            return this;
+        }
+
+        public int loginTimeoutMs()
+        {
+            return loginTimeoutMs;
+        }
+
+        public Context authWindowMs(final long v)
+        {
+            authWindowMs = v;
+            return this;
+        }
+
+        public Context ratePerSecond(final long v)
+        {
+            ratePerSecond = v;
+            return this;
+        }
+
+        public long ratePerSecond()
+        {
+            return ratePerSecond;
+        }
+
+        public Context rateBurst(final long v)
+        {
+            rateBurst = v;
+            return this;
+        }
+
+        public long rateBurst()
+        {
+            return rateBurst;
+        }
+
+        public Context outboundHighWaterBytes(final int v)
+        {
+            outboundHighWaterBytes = v;
+            return this;
+        }
+
+        public Context tickIntervalMs(final long v)
+        {
+            tickIntervalMs = v;
+            return this;
+        }
+
+        public Context snapshotEvery(final long v)
+        {
+            snapshotEvery = v;
+            return this;
+        }
+
+        /** The exchange's clock: stamped on commands, and what Login timestamps are checked against. */
+        public Context clock(final EpochClock v)
+        {
+            clock = v;
+            return this;
+        }
+
+        public Context log(final Consumer<String> v)
+        {
+            log = v;
+            return this;
+        }
+
+        Context conclude()
+        {
+            if (maxFrameBytes < 256 || heartbeatIntervalMs < 10 || loginTimeoutMs < 10 || ratePerSecond < 1 ||
+                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535)
+            {
+                throw new IllegalArgumentException("a gateway setting is out of range");
+            }
+            return this;
+        }
+    }
+
+    /** A key made at this start (the bootstrap admin key of a fresh exchange). */
+    public record Key(String account, long keyId, String secret)
+    {
+    }
+
+    final Context ctx;
+    final Consumer<String> log;
+    final EpochClock clock;
+    final Directory directory = new Directory();
+    final Map<Long, List<GpuTelemetry>> telemetry = new ConcurrentHashMap<>();
+    final Map<Long, Long> pendingKeys = new ConcurrentHashMap<>();
+    final Authenticator authenticator;
+    final ExchangePipeline pipeline;
+    final Egress egress;
+    final Queries queries;
+    private final AgentRunner egressRunner;
+    private final AtomicLong sessionIds = new AtomicLong();
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final Channel serverChannel;
+    private final io.netty.channel.group.ChannelGroup connections =
+        new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
+    private final Key bootstrapKey;
+    private volatile boolean closed;
+
+    private Exchange(final Context ctx) throws IOException, InterruptedException
+    {
+        this.ctx = ctx.conclude();
+        this.log = ctx.log;
+        this.clock = ctx.clock;
+        authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
+        final Egress[] egressRef = new Egress[1];
+        final MarketData marketData = new MarketData((marketId, update) ->
+            egressRef[0].put(new Egress.MarketUpdate(marketId, update)));
+        queries = new Queries(directory, marketData, telemetry);
+        final CorePublisher core = new CorePublisher(directory, marketData);
+        egress = new Egress(this::eventReader, directory, this::onCompleted, log);
+        egressRef[0] = egress;
+        core.egress(egress);
+        queries.egress(egress);
+        pipeline = ExchangePipeline.start(new ExchangePipeline.Context()
+            .dataDir(ctx.dataDir)
+            .durability(ctx.durability)
+            .tickIntervalMs(ctx.tickIntervalMs)
+            .snapshotEvery(ctx.snapshotEvery)
+            .clock(ctx.clock)
+            .log(ctx.log)
+            .publisher(core));
+        try
+        {
+            core.awaitRecovered();
+            egressRunner = new AgentRunner(new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1),
+                TimeUnit.MICROSECONDS.toNanos(200)), this::onEgressError, null, egress);
+            AgentRunner.startOnThread(egressRunner);
+            while (!egress.caughtUp())
+            {
+                Thread.sleep(1);
+            }
+            bootstrapKey = directory.accounts().isEmpty() ? bootstrap() : null;
+
+            final boolean epoll = Epoll.isAvailable();
+            final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+            bossGroup = new MultiThreadIoEventLoopGroup(1, io);
+            workerGroup = new MultiThreadIoEventLoopGroup(1, io);
+            final ServerBootstrap b = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                    new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
+                .childHandler(new Initializer());
+            serverChannel = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).sync().channel();
+            log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll)" : " (nio)"));
+        }
+        catch (final RuntimeException | InterruptedException ex)
+        {
+            pipeline.close();
+            throw ex;
+        }
+    }
+
+    /** Recovers the exchange from its data directory and opens the gateway. */
+    public static Exchange start(final Context ctx) throws IOException, InterruptedException
+    {
+        return new Exchange(ctx);
+    }
+
+    /** The port the gateway listens on. */
+    public int port()
+    {
+        return ((InetSocketAddress)serverChannel.localAddress()).getPort();
+    }
+
+    /** The admin key made when this start created a fresh exchange, else null. */
+    public Key bootstrapKey()
+    {
+        return bootstrapKey;
+    }
+
+    public ExchangePipeline pipeline()
+    {
+        return pipeline;
+    }
+
+    long nextSessionId()
+    {
+        return sessionIds.incrementAndGet();
+    }
+
+    private io.gpux.engine.journal.Journal.Reader eventReader()
+    {
+        return pipeline.newEventReader();
+    }
+
+    private void onEgressError(final Throwable t)
+    {
+        log.accept("egress error: " + t);
+    }
+
+    /** The pipeline's netty initializer: every handler named. */
+    private final class Initializer extends ChannelInitializer<SocketChannel>
+    {
+        @Override
+        protected void initChannel(final SocketChannel ch)
+        {
+            connections.add(ch);
+            ch.pipeline()
+                .addLast("idle", new IdleStateHandler(2L * ctx.heartbeatIntervalMs, ctx.heartbeatIntervalMs, 0,
+                    TimeUnit.MILLISECONDS))
+                .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(ctx.maxFrameBytes, 0, 4, 0, 4, true))
+                .addLast("protobufDecoder", new ProtobufDecoder(Envelope.getDefaultInstance()))
+                .addLast("frameEncoder", FrameEncoder.INSTANCE)
+                .addLast("gateway", new GatewayHandler(Exchange.this));
+        }
+    }
+
+    /** Egress thread: what answering a command changes in the gateway's own tables. */
+    private void onCompleted(
+        final Session s, final int slot, final io.gpux.engine.event.RejectReason reject,
+        final io.gpux.proto.v1.Response.Builder response)
+    {
+        final long assigned = s.assignedId(slot);
+        switch (s.kind(slot))
+        {
+            case Session.KIND_NEW_ACCOUNT, Session.KIND_NEW_MARKET, Session.KIND_NEW_MACHINE ->
+            {
+                if (reject != null)
+                {
+                    switch (s.kind(slot))
+                    {
+                        case Session.KIND_NEW_ACCOUNT -> directory.forgetAccount(assigned);
+                        case Session.KIND_NEW_MARKET -> directory.forgetMarket(assigned);
+                        default -> directory.forgetMachine(assigned);
+                    }
+                }
+                else
+                {
+                    response.setAssignedId(assigned);
+                }
+            }
+            case Session.KIND_NEW_KEY ->
+            {
+                final Long account = pendingKeys.remove(assigned);
+                if (reject == null && account != null)
+                {
+                    directory.keyAdded(assigned, account);
+                    response.setAssignedId(assigned).setSecret(authenticator.secretHex(assigned));
+                }
+            }
+            case Session.KIND_REVOKE_KEY ->
+            {
+                if (reject == null)
+                {
+                    directory.keyRevoked(assigned);
+                }
+            }
+            default ->
+            {
+            }
+        }
+    }
+
+    /** Cancels every open order of an account (cancel-on-disconnect), retrying while the ring is full. */
+    void cancelAllOrders(final long accountId)
+    {
+        final Command c = new Command().reset(CommandType.MASS_CANCEL, 0);
+        c.accountId = accountId;
+        if (!pipeline.tryPublish(c) && !closed && !pipeline.failed())
+        {
+            workerGroup.schedule(() -> cancelAllOrders(accountId), 10, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * A fresh exchange: the configured markets and settings, and an admin account with a key, all
+     * through the journaled path like any other command.
+     */
+    private Key bootstrap() throws IOException, InterruptedException
+    {
+        final List<Command> commands = new ArrayList<>();
+        try (InputStream in = ctx.configFile != null ? Files.newInputStream(ctx.configFile) :
+            Exchange.class.getResourceAsStream("default-markets.scn"))
+        {
+            final String name = ctx.configFile != null ? ctx.configFile.toString() : "built-in markets";
+            final ScenarioParser parser = new ScenarioParser(new Symbols());
+            final BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            String line;
+            int lineNo = 0;
+            while ((line = reader.readLine()) != null)
+            {
+                lineNo++;
+                final Command c = new Command();
+                if (!parser.parse(line, lineNo, c))
+                {
+                    continue;
+                }
+                if (c.type == CommandType.MARKET)
+                {
+                    final Directory.MarketEntry m = directory.newMarket(c.name);
+                    if (m == null)
+                    {
+                        throw new IOException(name + ": line " + lineNo + ": market " + c.name + " given twice");
+                    }
+                    c.marketId = m.id();
+                }
+                else if (c.type != CommandType.CONFIG)
+                {
+                    throw new IOException(name + ": line " + lineNo + ": only MARKET and CONFIG lines belong in a config");
+                }
+                commands.add(c);
+            }
+        }
+        catch (final ScenarioException ex)
+        {
+            throw new IOException((ctx.configFile != null ? ctx.configFile : "built-in markets") + ": " + ex.getMessage(), ex);
+        }
+        final Directory.AccountEntry admin = directory.newAccount("admin", Roles.ADMIN);
+        final Command account = new Command().reset(CommandType.ACCOUNT, 0);
+        account.accountId = admin.id();
+        account.name = admin.name();
+        account.roles = Roles.ADMIN;
+        commands.add(account);
+        final long keyId = directory.newKeyId();
+        final Command key = new Command().reset(CommandType.KEY, 0);
+        key.accountId = admin.id();
+        key.keyId = keyId;
+        commands.add(key);
+        final long target = pipeline.appliedCommands() + commands.size();
+        for (final Command c : commands)
+        {
+            while (!pipeline.tryPublish(c))
+            {
+                Thread.sleep(1);
+            }
+        }
+        while (pipeline.appliedCommands() < target)
+        {
+            if (pipeline.failed())
+            {
+                throw new IOException("the exchange core stopped while bootstrapping");
+            }
+            Thread.sleep(1);
+        }
+        directory.keyAdded(keyId, admin.id());
+        log.accept("fresh exchange: " + directory.markets().size() + " markets, admin key " + keyId + " created");
+        return new Key(admin.name(), keyId, authenticator.secretHex(keyId));
+    }
+
+    /** Stops accepting, tells every session, drains the core and closes the journals. Idempotent. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        serverChannel.close().awaitUninterruptibly();
+        connections.writeAndFlush(Envelope.newBuilder().setSessionError(io.gpux.proto.v1.SessionError.newBuilder()
+            .setCode(io.gpux.proto.v1.SessionErrorCode.SERVER_SHUTDOWN).setMessage("the exchange is shutting down")).build())
+            .awaitUninterruptibly(1, TimeUnit.SECONDS);
+        connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        try
+        {
+            pipeline.close();
+        }
+        finally
+        {
+            egressRunner.close();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.gpux.gateway;
+
+/**
+ * The gateway's settings with their defaults; each can be set with the system property named here
+ * (or the server's command-line options).
+ */
+public final class GatewayConfiguration
+{
+    private GatewayConfiguration()
+    {
+    }
+
+    public static final String PORT_PROP = "gpux.gateway.port";
+    public static final int PORT_DEFAULT = 7400;
+
+    public static final String BIND_PROP = "gpux.gateway.bind";
+    public static final String BIND_DEFAULT = "127.0.0.1";
+
+    /** Largest frame accepted (the length prefix is checked before anything is allocated for it). */
+    public static final String MAX_FRAME_PROP = "gpux.gateway.maxFrameBytes";
+    public static final int MAX_FRAME_DEFAULT = 64 * 1024;
+
+    /** Session heartbeat interval; a peer silent for two intervals is closed. */
+    public static final String HEARTBEAT_PROP = "gpux.gateway.heartbeatIntervalMs";
+    public static final int HEARTBEAT_DEFAULT = 1000;
+
+    /** A connection that has not logged in within this time is closed. */
+    public static final String LOGIN_TIMEOUT_PROP = "gpux.gateway.loginTimeoutMs";
+    public static final int LOGIN_TIMEOUT_DEFAULT = 5000;
+
+    /** How far a Login timestamp may be from the server's clock. */
+    public static final String AUTH_WINDOW_PROP = "gpux.gateway.authWindowMs";
+    public static final long AUTH_WINDOW_DEFAULT = 30_000;
+
+    /** Requests per second per session (token bucket rate) and the burst it may save up. */
+    public static final String RATE_PROP = "gpux.gateway.ratePerSecond";
+    public static final long RATE_DEFAULT = 100_000;
+    public static final String BURST_PROP = "gpux.gateway.rateBurst";
+    public static final long BURST_DEFAULT = 20_000;
+
+    /** Outbound bytes queued for a connection beyond which it is cut off as a slow consumer. */
+    public static final String HIGH_WATER_PROP = "gpux.gateway.outboundHighWaterBytes";
+    public static final int HIGH_WATER_DEFAULT = 8 * 1024 * 1024;
+
+    static int intProp(final String name, final int dflt)
+    {
+        return Integer.getInteger(name, dflt);
+    }
+
+    static long longProp(final String name, final long dflt)
+    {
+        return Long.getLong(name, dflt);
+    }
+}

@@ -1,0 +1,662 @@
+package io.gpux.gateway;
+
+import io.gpux.engine.command.Command;
+import io.gpux.engine.command.CommandType;
+import io.gpux.engine.command.Roles;
+import io.gpux.engine.command.TimeInForce;
+import io.gpux.engine.market.Market;
+import io.gpux.engine.pipeline.CommandSlot;
+import io.gpux.gateway.auth.Authenticator;
+import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.session.RateLimiter;
+import io.gpux.gateway.session.Session;
+import io.gpux.proto.v1.CreateAccount;
+import io.gpux.proto.v1.CreateMarket;
+import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.Login;
+import io.gpux.proto.v1.MachineHeartbeat;
+import io.gpux.proto.v1.PlaceAsk;
+import io.gpux.proto.v1.PlaceBid;
+import io.gpux.proto.v1.Reason;
+import io.gpux.proto.v1.RegisterMachine;
+import io.gpux.proto.v1.Replace;
+import io.gpux.proto.v1.Response;
+import io.gpux.proto.v1.Role;
+import io.gpux.proto.v1.SessionError;
+import io.gpux.proto.v1.SessionErrorCode;
+import com.lmax.disruptor.EventTranslatorOneArg;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+
+import java.io.IOException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * One connection: login, then requests. Everything here runs on the connection's event loop and
+ * never blocks: a command is checked, resolved to the engine's ids and published to the input ring
+ * with {@code tryPublish} (a full ring answers BUSY); its answer comes back through the egress.
+ * A connection that breaks the protocol is sent a SessionError and closed; nothing it sends can
+ * harm the server.
+ */
+final class GatewayHandler extends ChannelInboundHandlerAdapter
+{
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final EventTranslatorOneArg<CommandSlot, GatewayHandler> PUBLISH = (slot, seq, h) ->
+    {
+        slot.command().copyFrom(h.staged);
+        slot.correlation = h.stagedCorrelation;
+    };
+
+    private final Exchange exchange;
+    private final Command staged = new Command();
+    private long stagedCorrelation;
+    private Session session;
+    private RateLimiter limiter;
+    private ScheduledFuture<?> loginDeadline;
+    private boolean closing;
+
+    GatewayHandler(final Exchange exchange)
+    {
+        this.exchange = exchange;
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx)
+    {
+        loginDeadline = ctx.executor().schedule(() ->
+        {
+            if (session == null)
+            {
+                fail(ctx, SessionErrorCode.NOT_LOGGED_IN, "no Login within " + exchange.ctx.loginTimeoutMs() + " ms");
+            }
+        }, exchange.ctx.loginTimeoutMs(), TimeUnit.MILLISECONDS);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        if (loginDeadline != null)
+        {
+            loginDeadline.cancel(false);
+        }
+        if (session != null)
+        {
+            exchange.egress.put(new Egress.Detach(session));
+            if (session.cancelOnDisconnect)
+            {
+                exchange.cancelAllOrders(session.accountId);
+            }
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        if (closing)
+        {
+            return;
+        }
+        final Envelope env = (Envelope)msg;
+        if (session == null)
+        {
+            switch (env.getBodyCase())
+            {
+                case LOGIN -> login(ctx, env.getLogin());
+                case HEARTBEAT -> { }
+                default -> fail(ctx, SessionErrorCode.NOT_LOGGED_IN, "the first message must be Login, not " + env.getBodyCase());
+            }
+            return;
+        }
+        request(ctx, env);
+    }
+
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        ctx.flush();
+    }
+
+    @Override
+    public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt)
+    {
+        if (evt instanceof IdleStateEvent idle)
+        {
+            if (idle.state() == IdleState.READER_IDLE)
+            {
+                if (session == null)
+                {
+                    fail(ctx, SessionErrorCode.NOT_LOGGED_IN, "no Login, and nothing received for two heartbeat intervals");
+                }
+                else
+                {
+                    fail(ctx, SessionErrorCode.HEARTBEAT_TIMEOUT, "nothing received for two heartbeat intervals");
+                }
+            }
+            else if (idle.state() == IdleState.WRITER_IDLE && session != null)
+            {
+                ctx.writeAndFlush(Envelope.newBuilder().setHeartbeat(
+                    io.gpux.proto.v1.Heartbeat.newBuilder().setTimeMs(exchange.clock.time())).build(), ctx.voidPromise());
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        if (cause instanceof TooLongFrameException)
+        {
+            fail(ctx, SessionErrorCode.FRAME_TOO_LARGE, cause.getMessage());
+        }
+        else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException)
+        {
+            fail(ctx, SessionErrorCode.MALFORMED_FRAME, String.valueOf(cause.getCause() != null ? cause.getCause().getMessage() : cause.getMessage()));
+        }
+        else if (cause instanceof IOException)
+        {
+            ctx.close();
+        }
+        else
+        {
+            exchange.log.accept("connection " + ctx.channel().remoteAddress() + " failed: " + cause);
+            fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "internal error handling this connection");
+        }
+    }
+
+    private void fail(final ChannelHandlerContext ctx, final SessionErrorCode code, final String message)
+    {
+        if (closing)
+        {
+            return;
+        }
+        closing = true;
+        ctx.writeAndFlush(Envelope.newBuilder().setSessionError(
+            SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build())
+            .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    // ---- login
+
+    private void login(final ChannelHandlerContext ctx, final Login login)
+    {
+        final Authenticator.Result result = exchange.authenticator.check(login, exchange.clock.time());
+        if (!result.ok())
+        {
+            fail(ctx, result.error(), result.message());
+            return;
+        }
+        final Directory.AccountEntry account = exchange.directory.account(result.accountId());
+        if (account == null)
+        {
+            fail(ctx, SessionErrorCode.AUTHENTICATION_FAILED, "the key's account is unknown");
+            return;
+        }
+        loginDeadline.cancel(false);
+        session = new Session(exchange.nextSessionId(), ctx.channel(), account.id(), account.name(), account.roles(),
+            login.getCancelOnDisconnect());
+        limiter = new RateLimiter(exchange.ctx.ratePerSecond(), exchange.ctx.rateBurst(), System.nanoTime());
+        exchange.egress.put(new Egress.Attach(session, login.hasLastSeq() ? login.getLastSeq() : -1,
+            exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes()));
+    }
+
+    // ---- requests
+
+    private void request(final ChannelHandlerContext ctx, final Envelope env)
+    {
+        final long rid = env.getRequestId();
+        switch (env.getBodyCase())
+        {
+            case HEARTBEAT:
+                return;
+            case LOGOUT:
+                closing = true;
+                ctx.close();
+                return;
+            case LOGIN:
+                fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "already logged in");
+                return;
+            case LOGIN_ACCEPTED, SESSION_ERROR, RESEND_COMPLETE, QUOTE_RESULT, PORTFOLIO, MARKETS, BOOK_SNAPSHOT,
+                BOOK_UPDATE, TRADE, RESPONSE, EVENT, BODY_NOT_SET:
+                fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "not a request: " + env.getBodyCase());
+                return;
+            default:
+                break;
+        }
+        if (!limiter.tryAcquire(System.nanoTime()))
+        {
+            reply(ctx, rid, Reason.RATE_LIMITED, "more than " + exchange.ctx.ratePerSecond() + " requests a second");
+            return;
+        }
+        switch (env.getBodyCase())
+        {
+            case PLACE_BID -> bid(ctx, rid, env.getPlaceBid());
+            case PLACE_ASK -> ask(ctx, rid, env.getPlaceAsk());
+            case CANCEL ->
+            {
+                stage(CommandType.CANCEL);
+                staged.orderId = env.getCancel().getOrderId();
+                staged.reclaim = env.getCancel().getReclaim();
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            case REPLACE -> replace(ctx, rid, env.getReplace());
+            case MASS_CANCEL ->
+            {
+                stage(CommandType.MASS_CANCEL);
+                final String market = env.getMassCancel().getMarket();
+                if (!market.isEmpty())
+                {
+                    final Directory.MarketEntry m = exchange.directory.market(market);
+                    if (m == null)
+                    {
+                        reply(ctx, rid, Reason.UNKNOWN_MARKET, market);
+                        return;
+                    }
+                    staged.marketId = m.id();
+                    staged.hasMarket = true;
+                }
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            case RELEASE ->
+            {
+                stage(CommandType.RELEASE);
+                staged.leaseId = env.getRelease().getLeaseId();
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            case REGISTER_MACHINE -> registerMachine(ctx, rid, env.getRegisterMachine());
+            case MACHINE_HEARTBEAT -> machineHeartbeat(ctx, rid, env.getMachineHeartbeat());
+            case QUOTE_REQUEST -> query(ctx, rid, exchange.queries.quote(session, rid, env.getQuoteRequest()));
+            case PORTFOLIO_REQUEST -> query(ctx, rid, exchange.queries.portfolio(session, rid));
+            case MARKETS_REQUEST -> query(ctx, rid, exchange.queries.markets(session, rid));
+            case SUBSCRIBE ->
+            {
+                final Directory.MarketEntry m = exchange.directory.market(env.getSubscribe().getMarket());
+                if (m == null)
+                {
+                    reply(ctx, rid, Reason.UNKNOWN_MARKET, env.getSubscribe().getMarket());
+                    return;
+                }
+                query(ctx, rid, exchange.queries.subscribe(session, rid, m.id()));
+            }
+            case UNSUBSCRIBE ->
+            {
+                final Directory.MarketEntry m = exchange.directory.market(env.getUnsubscribe().getMarket());
+                if (m != null)
+                {
+                    exchange.egress.put(new Egress.Unsubscribed(session, m.id()));
+                }
+                reply(ctx, rid, m == null ? Reason.UNKNOWN_MARKET : Reason.REASON_OK, "");
+            }
+            default -> admin(ctx, rid, env);
+        }
+    }
+
+    private void admin(final ChannelHandlerContext ctx, final long rid, final Envelope env)
+    {
+        if (!session.isAdmin())
+        {
+            reply(ctx, rid, Reason.NOT_AUTHORIZED, env.getBodyCase() + " needs the ADMIN role");
+            return;
+        }
+        final Directory directory = exchange.directory;
+        switch (env.getBodyCase())
+        {
+            case CREATE_MARKET -> createMarket(ctx, rid, env.getCreateMarket());
+            case CONFIGURE ->
+            {
+                stage(CommandType.CONFIG);
+                if (env.getConfigure().hasHeartbeatIntervalMs())
+                {
+                    staged.heartbeatIntervalMs = env.getConfigure().getHeartbeatIntervalMs();
+                }
+                if (env.getConfigure().hasHeartbeatTimeoutMs())
+                {
+                    staged.heartbeatTimeoutMs = env.getConfigure().getHeartbeatTimeoutMs();
+                }
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            case CREATE_ACCOUNT -> createAccount(ctx, rid, env.getCreateAccount());
+            case DEPOSIT ->
+            {
+                final Directory.AccountEntry a = directory.account(env.getDeposit().getAccount());
+                if (a == null)
+                {
+                    reply(ctx, rid, Reason.UNKNOWN_ACCOUNT, env.getDeposit().getAccount());
+                    return;
+                }
+                stage(CommandType.DEPOSIT);
+                staged.accountId = a.id();
+                staged.amount = env.getDeposit().getAmount();
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            case CREATE_KEY ->
+            {
+                final Directory.AccountEntry a = directory.account(env.getCreateKey().getAccount());
+                if (a == null)
+                {
+                    reply(ctx, rid, Reason.UNKNOWN_ACCOUNT, env.getCreateKey().getAccount());
+                    return;
+                }
+                final long keyId = directory.newKeyId();
+                exchange.pendingKeys.put(keyId, a.id());
+                stage(CommandType.KEY);
+                staged.accountId = a.id();
+                staged.keyId = keyId;
+                if (!publish(ctx, rid, Session.KIND_NEW_KEY, keyId))
+                {
+                    exchange.pendingKeys.remove(keyId);
+                }
+            }
+            case REVOKE_KEY ->
+            {
+                final long keyId = env.getRevokeKey().getKeyId();
+                final long account = directory.keyAccount(keyId);
+                if (account == 0)
+                {
+                    reply(ctx, rid, Reason.UNKNOWN_KEY, "no live key " + keyId);
+                    return;
+                }
+                stage(CommandType.KEY);
+                staged.accountId = account;
+                staged.keyId = keyId;
+                staged.revoke = true;
+                publish(ctx, rid, Session.KIND_REVOKE_KEY, keyId);
+            }
+            case HALT_MARKET, RESUME_MARKET ->
+            {
+                final boolean halt = env.getBodyCase() == Envelope.BodyCase.HALT_MARKET;
+                final String symbol = halt ? env.getHaltMarket().getMarket() : env.getResumeMarket().getMarket();
+                final Directory.MarketEntry m = directory.market(symbol);
+                if (m == null)
+                {
+                    reply(ctx, rid, Reason.UNKNOWN_MARKET, symbol);
+                    return;
+                }
+                stage(halt ? CommandType.HALT : CommandType.RESUME);
+                staged.marketId = m.id();
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            default -> fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "unknown request " + env.getBodyCase());
+        }
+    }
+
+    private void bid(final ChannelHandlerContext ctx, final long rid, final PlaceBid b)
+    {
+        final Directory.MarketEntry m = exchange.directory.market(b.getMarket());
+        if (m == null)
+        {
+            reply(ctx, rid, Reason.UNKNOWN_MARKET, b.getMarket());
+            return;
+        }
+        if (b.getMinReliabilityPpm() > 1_000_000 || b.getMaxDurationMs() < 0 || b.getGpus() < 0)
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, "min_reliability_ppm above 1000000, or a negative field");
+            return;
+        }
+        stage(CommandType.BID);
+        staged.orderId = b.getOrderId();
+        staged.marketId = m.id();
+        staged.gpus = b.getGpus();
+        staged.price = b.getPrice();
+        staged.tif = tif(b.getTifValue());
+        staged.postOnly = b.getPostOnly();
+        staged.gang = b.getGang();
+        staged.minReliabilityPpb = b.getMinReliabilityPpm() == 0 ? Command.ABSENT : b.getMinReliabilityPpm() * 1000;
+        staged.regionId = Directory.nameId(b.getRegion());
+        staged.maxDurationMs = b.getMaxDurationMs() == 0 ? Command.ABSENT : b.getMaxDurationMs();
+        publish(ctx, rid, Session.KIND_COMMAND, 0);
+    }
+
+    private void ask(final ChannelHandlerContext ctx, final long rid, final PlaceAsk a)
+    {
+        if (a.getGpus() < 0)
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, "gpus out of range");
+            return;
+        }
+        stage(CommandType.ASK);
+        staged.orderId = a.getOrderId();
+        staged.machineId = a.getMachineId();
+        staged.gpus = a.getGpus();
+        staged.price = a.getPrice();
+        staged.tif = tif(a.getTifValue());
+        staged.postOnly = a.getPostOnly();
+        publish(ctx, rid, Session.KIND_COMMAND, 0);
+    }
+
+    private void replace(final ChannelHandlerContext ctx, final long rid, final Replace r)
+    {
+        if (!r.hasPrice() && !r.hasGpus())
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, "a replace needs a price or gpus");
+            return;
+        }
+        stage(CommandType.REPLACE);
+        staged.orderId = r.getOrderId();
+        if (r.hasPrice())
+        {
+            staged.price = r.getPrice();
+        }
+        if (r.hasGpus())
+        {
+            staged.gpus = (int)Math.min(Integer.MAX_VALUE, r.getGpus() & 0xFFFFFFFFL);
+        }
+        publish(ctx, rid, Session.KIND_COMMAND, 0);
+    }
+
+    private void registerMachine(final ChannelHandlerContext ctx, final long rid, final RegisterMachine r)
+    {
+        if (!Roles.canAsk(session.roles))
+        {
+            reply(ctx, rid, Reason.NOT_AUTHORIZED, "registering machines needs the OWNER or MARKET_MAKER role");
+            return;
+        }
+        if (!NAME.matcher(r.getName()).matches())
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, "a machine name is 1 to 64 of A-Z a-z 0-9 . _ -");
+            return;
+        }
+        final Directory.MarketEntry m = exchange.directory.market(r.getMarket());
+        if (m == null)
+        {
+            reply(ctx, rid, Reason.UNKNOWN_MARKET, r.getMarket());
+            return;
+        }
+        final boolean[] created = new boolean[1];
+        final Directory.MachineEntry machine = exchange.directory.machineFor(session.accountId, r.getName(), m.id(), created);
+        if (!created[0])
+        {
+            ctx.write(Envelope.newBuilder().setRequestId(rid).setResponse(
+                Response.newBuilder().setReason(Reason.REASON_OK).setAssignedId(machine.id())
+                    .setMessage("already registered")).build(), ctx.voidPromise());
+            return;
+        }
+        stage(CommandType.MACHINE);
+        staged.machineId = machine.id();
+        staged.accountId = session.accountId;
+        staged.marketId = m.id();
+        staged.name = Directory.engineMachineName(session.accountName, r.getName());
+        staged.gpus = (int)Math.min(Integer.MAX_VALUE, r.getGpus() & 0xFFFFFFFFL);
+        staged.regionId = Directory.nameId(r.getRegion());
+        staged.vramGb = r.getVramGb() == 0 ? Command.ABSENT : r.getVramGb();
+        staged.interconnectId = Directory.nameId(r.getInterconnect());
+        if (!publish(ctx, rid, Session.KIND_NEW_MACHINE, machine.id()))
+        {
+            exchange.directory.forgetMachine(machine.id());
+        }
+    }
+
+    private void machineHeartbeat(final ChannelHandlerContext ctx, final long rid, final MachineHeartbeat h)
+    {
+        final Directory.MachineEntry machine = exchange.directory.machine(h.getMachineId());
+        if (machine == null)
+        {
+            reply(ctx, rid, Reason.UNKNOWN_MACHINE, "machine " + h.getMachineId());
+            return;
+        }
+        if (machine.ownerId() != session.accountId)
+        {
+            reply(ctx, rid, Reason.NOT_OWNER, "machine " + h.getMachineId() + " is not this account's");
+            return;
+        }
+        if (h.getGpusCount() > 0)
+        {
+            exchange.telemetry.put(machine.id(), h.getGpusList());
+        }
+        stage(CommandType.HEARTBEAT);
+        staged.machineId = machine.id();
+        publish(ctx, rid, Session.KIND_COMMAND, 0);
+    }
+
+    private void createMarket(final ChannelHandlerContext ctx, final long rid, final CreateMarket c)
+    {
+        if (!Market.validSymbol(c.getSymbol()))
+        {
+            reply(ctx, rid, Reason.INVALID_PARAMETER, "a symbol is 2 to 32 of A-Z 0-9 - . _");
+            return;
+        }
+        final Directory.MarketEntry m = exchange.directory.newMarket(c.getSymbol());
+        if (m == null)
+        {
+            reply(ctx, rid, Reason.DUPLICATE_ID, "market " + c.getSymbol() + " exists");
+            return;
+        }
+        stage(CommandType.MARKET);
+        staged.marketId = m.id();
+        staged.name = c.getSymbol();
+        if (c.hasTick())
+        {
+            staged.tick = c.getTick();
+        }
+        if (c.hasPreemption())
+        {
+            staged.preemption = c.getPreemption() ? 1 : 0;
+        }
+        if (c.hasGraceMs())
+        {
+            staged.graceMs = c.getGraceMs();
+        }
+        if (c.hasMinIncrement())
+        {
+            staged.minIncrement = c.getMinIncrement();
+        }
+        if (c.hasFeeBps())
+        {
+            staged.feeBps = c.getFeeBps();
+        }
+        if (c.hasPrepayMs())
+        {
+            staged.prepayMs = c.getPrepayMs();
+        }
+        if (c.hasMaxGpusPerOrder())
+        {
+            staged.maxGpusPerOrder = c.getMaxGpusPerOrder();
+        }
+        if (!publish(ctx, rid, Session.KIND_NEW_MARKET, m.id()))
+        {
+            exchange.directory.forgetMarket(m.id());
+        }
+    }
+
+    private void createAccount(final ChannelHandlerContext ctx, final long rid, final CreateAccount c)
+    {
+        if (!NAME.matcher(c.getName()).matches())
+        {
+            reply(ctx, rid, Reason.INVALID_PARAMETER, "an account name is 1 to 64 of A-Z a-z 0-9 . _ -");
+            return;
+        }
+        int roles = 0;
+        for (final Role role : c.getRolesList())
+        {
+            roles |= switch (role)
+            {
+                case RENTER -> Roles.RENTER;
+                case OWNER -> Roles.OWNER;
+                case MARKET_MAKER -> Roles.MARKET_MAKER;
+                case ADMIN -> Roles.ADMIN;
+                default -> 0;
+            };
+        }
+        if (roles == 0)
+        {
+            reply(ctx, rid, Reason.INVALID_PARAMETER, "an account needs at least one role");
+            return;
+        }
+        final Directory.AccountEntry a = exchange.directory.newAccount(c.getName(), roles);
+        if (a == null)
+        {
+            reply(ctx, rid, Reason.DUPLICATE_ID, "account " + c.getName() + " exists");
+            return;
+        }
+        stage(CommandType.ACCOUNT);
+        staged.accountId = a.id();
+        staged.name = a.name();
+        staged.roles = roles;
+        if (!publish(ctx, rid, Session.KIND_NEW_ACCOUNT, a.id()))
+        {
+            exchange.directory.forgetAccount(a.id());
+        }
+    }
+
+    private static TimeInForce tif(final int value)
+    {
+        return switch (value)
+        {
+            case 1 -> TimeInForce.IOC;
+            case 2 -> TimeInForce.FOK;
+            default -> TimeInForce.GTC;
+        };
+    }
+
+    /** Starts a command of this session's account. */
+    private void stage(final CommandType type)
+    {
+        staged.reset(type, 0);
+        staged.accountId = session.accountId;
+    }
+
+    /** Publishes the staged command; answers BUSY (or UNAVAILABLE) itself when it cannot. */
+    private boolean publish(final ChannelHandlerContext ctx, final long rid, final byte kind, final long assignedId)
+    {
+        stagedCorrelation = session.track(rid, kind, assignedId);
+        if (stagedCorrelation == 0)
+        {
+            reply(ctx, rid, Reason.BUSY, "too many requests in flight");
+            return false;
+        }
+        if (!exchange.pipeline.tryPublish(PUBLISH, this))
+        {
+            session.untrack();
+            final boolean failed = exchange.pipeline.failed();
+            reply(ctx, rid, failed ? Reason.UNAVAILABLE : Reason.BUSY,
+                failed ? "the exchange core has stopped" : "the exchange is busy: retry");
+            return false;
+        }
+        return true;
+    }
+
+    private void query(final ChannelHandlerContext ctx, final long rid, final io.gpux.engine.pipeline.Query query)
+    {
+        if (!exchange.pipeline.tryPublishQuery(query))
+        {
+            reply(ctx, rid, Reason.BUSY, "the exchange is busy: retry");
+        }
+    }
+
+    private static void reply(final ChannelHandlerContext ctx, final long rid, final Reason reason, final String message)
+    {
+        ctx.write(Envelope.newBuilder().setRequestId(rid).setResponse(
+            Response.newBuilder().setReason(reason).setMessage(message)).build(), ctx.voidPromise());
+    }
+}

@@ -1,0 +1,573 @@
+package io.gpux.gateway.egress;
+
+import io.gpux.engine.event.Event;
+import io.gpux.engine.event.EventType;
+import io.gpux.engine.event.RejectReason;
+import io.gpux.engine.journal.EventCodec;
+import io.gpux.engine.journal.Journal;
+import io.gpux.engine.journal.RecordDescriptor;
+import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.session.Session;
+import io.gpux.proto.v1.AccountEvent;
+import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.LoginAccepted;
+import io.gpux.proto.v1.ResendComplete;
+import io.gpux.proto.v1.Response;
+import io.gpux.proto.v1.Role;
+import io.gpux.proto.v1.SessionError;
+import io.gpux.proto.v1.SessionErrorCode;
+import io.gpux.proto.v1.Trade;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import org.agrona.collections.Long2LongHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongArrayList;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Everything the gateway sends out that comes from the exchange core, on one thread: it tails the
+ * event journal (so an event leaves only once journaled, and the same code serves the live stream,
+ * a resend and the rebuild after a restart), numbers each account's private events, and writes them
+ * to the account's sessions; it answers commands once their events are out; it forwards query
+ * results and market data.
+ *
+ * <p>Per account it keeps, every {@link #CHECKPOINT_EVERY} events, where in the journal that event
+ * is, so that a resend reads the journal from near the first missing event rather than from the
+ * start. A resend runs on this thread before the session goes live, so it is gap-free and ordered
+ * with the live stream; a long one delays other sessions' events meanwhile (never the engine).
+ *
+ * <p>A session whose connection stops draining (its outbound buffer passes the high-water mark) is
+ * sent SLOW_CONSUMER and closed; nothing here ever waits for a connection.
+ */
+public final class Egress implements Agent
+{
+    static final int CHECKPOINT_EVERY = 64;
+    private static final int TAIL_BATCH = 512;
+
+    /** Messages into the egress thread. */
+    public sealed interface Message
+    {
+    }
+
+    /** A session logged in: send LoginAccepted, resend after lastSeq (-1: none), then go live. */
+    public record Attach(Session session, long lastSeq, int heartbeatIntervalMs, int maxFrameBytes) implements Message
+    {
+    }
+
+    public record Detach(Session session) implements Message
+    {
+    }
+
+    /** A command's events are out (once the tail reaches lastEventSeq): answer its request. */
+    public record Completion(long correlation, long commandSeq, long lastEventSeq, RejectReason reject)
+        implements Message
+    {
+    }
+
+    /** An envelope for one session (a query's answer, an error). */
+    public record Direct(long sessionId, Envelope envelope) implements Message
+    {
+    }
+
+    /** A subscription taken: the snapshot to send first. */
+    public record Subscribed(Session session, long marketId, Envelope snapshot) implements Message
+    {
+    }
+
+    public record Unsubscribed(Session session, long marketId) implements Message
+    {
+    }
+
+    /** A book update of a market, for its subscribers. */
+    public record MarketUpdate(long marketId, Envelope update) implements Message
+    {
+    }
+
+    /** What the egress does to answer a completed command, beyond the Response. */
+    public interface CompletionHook
+    {
+        /** Called on the egress thread; may add fields to the response (e.g. a key's secret). */
+        void onCompleted(Session session, int slot, RejectReason reject, Response.Builder response);
+    }
+
+    private final ManyToOneConcurrentArrayQueue<Message> inbox = new ManyToOneConcurrentArrayQueue<>(1 << 16);
+    private final Supplier<Journal.Reader> readerFactory;
+    private final Directory directory;
+    private final CompletionHook completionHook;
+    private final Consumer<String> log;
+    private final EventCodec codec = new EventCodec();
+    private final byte[] record = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
+    private final Event event = new Event();
+    private final long[] recipients = new long[2];
+
+    private Journal.Reader reader;
+    private volatile long tailedEventSeq;
+    private final Long2LongHashMap accountSeq = new Long2LongHashMap(0);
+    /** Per account: triples (document index, account seq, engine event seq). */
+    private final Long2ObjectHashMap<LongArrayList> checkpoints = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<List<Session>> accountSessions = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
+    private final ArrayDeque<Completion> waiting = new ArrayDeque<>();
+    private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
+    private final ArrayList<Session> touched = new ArrayList<>();
+    private volatile boolean caughtUp;
+
+    public Egress(
+        final Supplier<Journal.Reader> readerFactory, final Directory directory, final CompletionHook completionHook,
+        final Consumer<String> log)
+    {
+        this.readerFactory = readerFactory;
+        this.directory = directory;
+        this.completionHook = completionHook;
+        this.log = log;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "gpux-egress";
+    }
+
+    /** Queues a message; false if the inbox is full (the caller decides: retry, or answer BUSY). */
+    public boolean offer(final Message message)
+    {
+        return inbox.offer(message);
+    }
+
+    /** Queues a message the caller cannot drop, waiting for room (the inbox is drained every duty cycle). */
+    public void put(final Message message)
+    {
+        while (!inbox.offer(message))
+        {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
+    /** Whether the startup scan of the event journal is done. */
+    public boolean caughtUp()
+    {
+        return caughtUp;
+    }
+
+    /** The engine sequence of the last event routed. */
+    public long tailedEventSeq()
+    {
+        return tailedEventSeq;
+    }
+
+    @Override
+    public void onStart()
+    {
+        reader = readerFactory.get();
+        final long started = System.nanoTime();
+        long n = 0;
+        while (tail(Integer.MAX_VALUE) > 0)
+        {
+            n++;
+        }
+        caughtUp = true;
+        log.accept("egress: event journal scanned up to event " + tailedEventSeq + " in " +
+            (System.nanoTime() - started) / 1_000_000 + " ms");
+    }
+
+    @Override
+    public int doWork()
+    {
+        int work = 0;
+        work += inbox.drain(this::onMessage, 1024);
+        work += tail(TAIL_BATCH);
+        work += releaseCompletions();
+        flush();
+        return work;
+    }
+
+    private void onMessage(final Message m)
+    {
+        if (m instanceof Completion c)
+        {
+            waiting.addLast(c);
+        }
+        else if (m instanceof MarketUpdate u)
+        {
+            final List<Session> list = subscribers.get(u.marketId());
+            if (list != null)
+            {
+                for (int i = 0; i < list.size(); i++)
+                {
+                    send(list.get(i), u.update());
+                }
+            }
+        }
+        else if (m instanceof Direct d)
+        {
+            final Session s = sessions.get(d.sessionId());
+            if (s != null)
+            {
+                send(s, d.envelope());
+            }
+        }
+        else if (m instanceof Attach a)
+        {
+            attach(a);
+        }
+        else if (m instanceof Detach d)
+        {
+            detach(d.session());
+        }
+        else if (m instanceof Subscribed s)
+        {
+            subscribe(s);
+        }
+        else if (m instanceof Unsubscribed u)
+        {
+            final List<Session> list = subscribers.get(u.marketId());
+            if (list != null)
+            {
+                list.remove(u.session());
+            }
+        }
+    }
+
+    /** Routes up to {@code max} events from the journal; returns how many. */
+    private int tail(final int max)
+    {
+        int n = 0;
+        while (n < max)
+        {
+            final int length = reader.next(record);
+            if (length < 0)
+            {
+                break;
+            }
+            System.arraycopy(record, 0, codec.bytes(), 0, length);
+            final String problem = codec.decode(length, event);
+            if (problem != null)
+            {
+                log.accept("egress: event journal record at document " + reader.index() + " does not decode: " + problem);
+                continue;
+            }
+            route(event, reader.index());
+            tailedEventSeq = event.sequence;
+            n++;
+        }
+        return n;
+    }
+
+    private void route(final Event e, final long documentIndex)
+    {
+        if (e.type == EventType.TRADE)
+        {
+            final List<Session> list = subscribers.get(e.marketId);
+            if (list != null && !list.isEmpty())
+            {
+                final Envelope trade = Envelope.newBuilder().setTrade(Trade.newBuilder()
+                    .setMarket(directory.marketSymbol(e.marketId)).setGpus(e.gpus).setPrice(e.price)
+                    .setTimeMs(e.timeMs).setEngineSeq(e.sequence)).build();
+                for (final Session s : list)
+                {
+                    send(s, trade);
+                }
+            }
+            return;
+        }
+        final int count = EventRouter.recipients(e, recipients);
+        for (int i = 0; i < count; i++)
+        {
+            final long account = recipients[i];
+            final long seq = accountSeq.get(account) + 1;
+            accountSeq.put(account, seq);
+            if (seq % CHECKPOINT_EVERY == 1)
+            {
+                final LongArrayList points = checkpoints.computeIfAbsent(account, k -> new LongArrayList());
+                points.addLong(documentIndex);
+                points.addLong(seq);
+                points.addLong(e.sequence);
+            }
+            final List<Session> list = accountSessions.get(account);
+            if (list != null && !list.isEmpty())
+            {
+                final Envelope envelope = Envelope.newBuilder()
+                    .setEvent(ProtoMapping.accountEvent(e, account, seq, directory)).build();
+                for (final Session s : list)
+                {
+                    if (s.live)
+                    {
+                        send(s, envelope);
+                    }
+                }
+            }
+        }
+    }
+
+    private int releaseCompletions()
+    {
+        int n = 0;
+        while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq)
+        {
+            complete(waiting.removeFirst());
+            n++;
+        }
+        return n;
+    }
+
+    private void complete(final Completion c)
+    {
+        final Session s = sessions.get(Session.sessionOf(c.correlation()));
+        if (s == null)
+        {
+            return;
+        }
+        final int slot = Session.slotOf(c.correlation());
+        final Response.Builder response = Response.newBuilder()
+            .setReason(ProtoMapping.reason(c.reject()))
+            .setCommandSeq(c.commandSeq());
+        completionHook.onCompleted(s, slot, c.reject(), response);
+        s.completed();
+        send(s, Envelope.newBuilder().setRequestId(s.requestId(slot)).setResponse(response).build());
+    }
+
+    private void attach(final Attach a)
+    {
+        final Session s = a.session();
+        sessions.put(s.id, s);
+        accountSessions.computeIfAbsent(s.accountId, k -> new ArrayList<>()).add(s);
+        final long last = accountSeq.get(s.accountId);
+        final LoginAccepted.Builder accepted = LoginAccepted.newBuilder()
+            .setAccount(s.accountName)
+            .setAccountId(s.accountId)
+            .setLastSeq(last)
+            .setHeartbeatIntervalMs(a.heartbeatIntervalMs())
+            .setServerTimeMs(System.currentTimeMillis())
+            .setMaxFrameBytes(a.maxFrameBytes())
+            .setSessionId(s.id);
+        for (final Role role : roles(s.roles))
+        {
+            accepted.addRoles(role);
+        }
+        send(s, Envelope.newBuilder().setLoginAccepted(accepted).build());
+        if (a.lastSeq() > last)
+        {
+            close(s, SessionErrorCode.RESEND_UNAVAILABLE,
+                "last_seq " + a.lastSeq() + " is ahead of the account's last event " + last);
+            return;
+        }
+        if (a.lastSeq() >= 0)
+        {
+            final long resent = resend(s, a.lastSeq(), last);
+            send(s, Envelope.newBuilder().setResendComplete(
+                ResendComplete.newBuilder().setLastSeq(last).setEventsResent(resent)).build());
+        }
+        s.live = true;
+    }
+
+    private static List<Role> roles(final int roles)
+    {
+        final List<Role> list = new ArrayList<>(4);
+        if ((roles & io.gpux.engine.command.Roles.RENTER) != 0)
+        {
+            list.add(Role.RENTER);
+        }
+        if ((roles & io.gpux.engine.command.Roles.OWNER) != 0)
+        {
+            list.add(Role.OWNER);
+        }
+        if ((roles & io.gpux.engine.command.Roles.MARKET_MAKER) != 0)
+        {
+            list.add(Role.MARKET_MAKER);
+        }
+        if ((roles & io.gpux.engine.command.Roles.ADMIN) != 0)
+        {
+            list.add(Role.ADMIN);
+        }
+        return list;
+    }
+
+    /** Sends the account's events after {@code after} up to {@code last} from the journal; returns how many. */
+    private long resend(final Session s, final long after, final long last)
+    {
+        if (after == last)
+        {
+            return 0;
+        }
+        long startDocument = -1;
+        long seqAtStart = 1;
+        long eventSeqAtStart = 0;
+        final LongArrayList points = checkpoints.get(s.accountId);
+        if (points != null)
+        {
+            for (int i = points.size() - 3; i >= 0; i -= 3)
+            {
+                if (points.getLong(i + 1) <= after + 1)
+                {
+                    startDocument = points.getLong(i);
+                    seqAtStart = points.getLong(i + 1);
+                    eventSeqAtStart = points.getLong(i + 2);
+                    break;
+                }
+            }
+        }
+        final Journal.Reader r = readerFactory.get();
+        if (startDocument >= 0 && !r.startAt(startDocument))
+        {
+            throw new IllegalStateException("event journal document " + startDocument + " is gone");
+        }
+        if (startDocument < 0)
+        {
+            seqAtStart = 1;
+            eventSeqAtStart = 0;
+        }
+        final Event e = new Event();
+        final EventCodec c = new EventCodec();
+        final byte[] buf = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
+        final long[] to = new long[2];
+        long seq = seqAtStart - 1;
+        long sent = 0;
+        while (seq < last)
+        {
+            final int length = r.next(buf);
+            if (length < 0)
+            {
+                throw new IllegalStateException("event journal ended before account " + s.accountId + "'s event " + last);
+            }
+            System.arraycopy(buf, 0, c.bytes(), 0, length);
+            if (c.decode(length, e) != null || e.sequence < eventSeqAtStart)
+            {
+                continue;
+            }
+            final int count = EventRouter.recipients(e, to);
+            for (int i = 0; i < count; i++)
+            {
+                if (to[i] == s.accountId)
+                {
+                    seq++;
+                    if (seq > after)
+                    {
+                        send(s, Envelope.newBuilder().setEvent(ProtoMapping.accountEvent(e, s.accountId, seq, directory)).build());
+                        sent++;
+                    }
+                }
+            }
+            if (outgoing.containsKey(s.id) && outgoing.get(s.id).readableBytes() > 256 * 1024)
+            {
+                flush();
+                if (s.closed)
+                {
+                    return sent;
+                }
+            }
+        }
+        return sent;
+    }
+
+    private void detach(final Session s)
+    {
+        s.closed = true;
+        sessions.remove(s.id);
+        final List<Session> list = accountSessions.get(s.accountId);
+        if (list != null)
+        {
+            list.remove(s);
+        }
+        for (final List<Session> subs : subscribers.values())
+        {
+            subs.remove(s);
+        }
+        final ByteBuf pending = outgoing.remove(s.id);
+        if (pending != null)
+        {
+            pending.release();
+        }
+    }
+
+    private void subscribe(final Subscribed m)
+    {
+        final Session s = m.session();
+        if (s.closed || !sessions.containsKey(s.id))
+        {
+            return;
+        }
+        final List<Session> list = subscribers.computeIfAbsent(m.marketId(), k -> new ArrayList<>());
+        if (!list.contains(s))
+        {
+            list.add(s);
+        }
+        send(s, m.snapshot());
+    }
+
+    /** Frames an envelope into the session's outgoing buffer for this duty cycle. */
+    private void send(final Session s, final Envelope envelope)
+    {
+        if (s.closed)
+        {
+            return;
+        }
+        ByteBuf buf = outgoing.get(s.id);
+        if (buf == null)
+        {
+            buf = s.channel.alloc().directBuffer(4096);
+            outgoing.put(s.id, buf);
+            touched.add(s);
+        }
+        Frames.write(envelope, buf);
+    }
+
+    private void flush()
+    {
+        for (int i = 0; i < touched.size(); i++)
+        {
+            final Session s = touched.get(i);
+            final ByteBuf buf = outgoing.remove(s.id);
+            if (buf == null || s.closed)
+            {
+                if (buf != null)
+                {
+                    buf.release();
+                }
+                continue;
+            }
+            if (!s.channel.isWritable())
+            {
+                buf.release();
+                close(s, SessionErrorCode.SLOW_CONSUMER, "the connection's outbound buffer passed its high-water mark");
+                continue;
+            }
+            s.channel.writeAndFlush(buf, s.channel.voidPromise());
+        }
+        touched.clear();
+    }
+
+    /** Sends a SessionError and closes the connection; the session is detached at once. */
+    private void close(final Session s, final SessionErrorCode code, final String message)
+    {
+        log.accept("closing " + s + ": " + code + " " + message);
+        final ByteBuf pending = outgoing.remove(s.id);
+        if (pending != null)
+        {
+            pending.release();
+        }
+        final ByteBuf buf = s.channel.alloc().directBuffer(256);
+        Frames.write(Envelope.newBuilder().setSessionError(
+            SessionError.newBuilder().setCode(code).setMessage(message)).build(), buf);
+        s.channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
+        detach(s);
+    }
+
+    @Override
+    public void onClose()
+    {
+        for (final ByteBuf buf : outgoing.values())
+        {
+            buf.release();
+        }
+        outgoing.clear();
+    }
+}
