@@ -523,13 +523,8 @@ public final class Exchange implements AutoCloseable
         connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
         workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        try
-        {
-            pipeline.close();
-        }
-        finally
-        {
-            egressRunner.close();
-        }
+        // the egress reads the pipeline's event journal: it stops first (every session is closed by now)
+        egressRunner.close();
+        pipeline.close();
     }
 }
