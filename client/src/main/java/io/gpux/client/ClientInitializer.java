@@ -1,0 +1,63 @@
+package io.gpux.client;
+
+import io.gpux.proto.v1.Envelope;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.codec.protobuf.ProtobufDecoder;
+import io.netty.handler.codec.protobuf.ProtobufEncoder;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The client's pipeline: a frame is a 4-byte big-endian length and one {@link Envelope}.
+ *
+ * <pre>
+ *   in:  FRAME_DECODER (length prefix, bounded) -> PROTOBUF_DECODER -> IDLE -> HANDLER
+ *   out: HANDLER -> IDLE -> PROTOBUF_ENCODER -> FRAME_ENCODER (length prefix)
+ * </pre>
+ *
+ * IDLE starts as the Login timeout (reader idle) and is replaced by the heartbeat timers once the
+ * gateway has told the interval ({@link ClientConductor}).
+ */
+final class ClientInitializer extends ChannelInitializer<SocketChannel>
+{
+    static final String FRAME_DECODER = "frameDecoder";
+    static final String PROTOBUF_DECODER = "protobufDecoder";
+    static final String FRAME_ENCODER = "frameEncoder";
+    static final String PROTOBUF_ENCODER = "protobufEncoder";
+    static final String IDLE = "idle";
+    static final String HANDLER = "handler";
+
+    private static final int LENGTH_FIELD_BYTES = 4;
+    private static final ProtobufDecoder ENVELOPE_DECODER = new ProtobufDecoder(Envelope.getDefaultInstance());
+    private static final ProtobufEncoder ENVELOPE_ENCODER = new ProtobufEncoder();
+    private static final LengthFieldPrepender LENGTH_PREPENDER = new LengthFieldPrepender(LENGTH_FIELD_BYTES);
+
+    private final ClientConductor conductor;
+    private final int maxFrameBytes;
+    private final long loginTimeoutMs;
+
+    ClientInitializer(final ClientConductor conductor, final int maxFrameBytes, final long loginTimeoutMs)
+    {
+        this.conductor = conductor;
+        this.maxFrameBytes = maxFrameBytes;
+        this.loginTimeoutMs = loginTimeoutMs;
+    }
+
+    @Override
+    protected void initChannel(final SocketChannel channel)
+    {
+        final ChannelPipeline pipeline = channel.pipeline();
+        // maxFrameLength counts the length field itself: an Envelope of maxFrameBytes is accepted
+        pipeline.addLast(FRAME_DECODER, new LengthFieldBasedFrameDecoder(
+            maxFrameBytes + LENGTH_FIELD_BYTES, 0, LENGTH_FIELD_BYTES, 0, LENGTH_FIELD_BYTES));
+        pipeline.addLast(PROTOBUF_DECODER, ENVELOPE_DECODER);
+        pipeline.addLast(FRAME_ENCODER, LENGTH_PREPENDER);
+        pipeline.addLast(PROTOBUF_ENCODER, ENVELOPE_ENCODER);
+        pipeline.addLast(IDLE, new IdleStateHandler(loginTimeoutMs, 0, 0, TimeUnit.MILLISECONDS));
+        pipeline.addLast(HANDLER, new ClientHandler(conductor));
+    }
+}

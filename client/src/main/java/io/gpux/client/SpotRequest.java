@@ -1,0 +1,538 @@
+package io.gpux.client;
+
+import io.gpux.proto.v1.AccountEvent;
+import io.gpux.proto.v1.Cancelled;
+import io.gpux.proto.v1.EndReason;
+import io.gpux.proto.v1.Fill;
+import io.gpux.proto.v1.LeaseEnded;
+import io.gpux.proto.v1.LeaseStarted;
+import io.gpux.proto.v1.NoticeReason;
+import io.gpux.proto.v1.PlaceBid;
+import io.gpux.proto.v1.Reason;
+import io.gpux.proto.v1.Response;
+import java.util.Arrays;
+
+/**
+ * "Keep N GPUs of market X leased for me, at up to price P": a standing spot request driven by the
+ * account's events.
+ *
+ * <p>It bids (GTC, at {@code maxPrice}, with the constraints) for the GPUs it is missing, and tracks
+ * the leases its bids create from the account events: {@code Fill} (a lease is coming),
+ * {@code LeaseStarted}, {@code PreemptNotice}, {@code LeaseEnded}. Covered GPUs are those of its open
+ * bids and of its leases without a notice; whenever fewer than N are covered it places a new bid (a new
+ * order id) for the difference:
+ * <ul>
+ *   <li>on a preemption notice (outbid, owner reclaim, funds), at once: the replacement bid competes
+ *   while the old lease runs out its grace period, and the listener's {@code onPreemptionNotice} tells
+ *   the job to checkpoint before {@code effectiveAtMs};</li>
+ *   <li>when a lease ends without notice (expired, machine offline, released elsewhere);</li>
+ *   <li>when one of its bids is cancelled by anything but its own {@link #close} (mass cancel,
+ *   cancel-on-disconnect);</li>
+ *   <li>when a bid is refused with BUSY, RATE_LIMITED or UNAVAILABLE, after {@link #retryDelayMs};
+ *   other refusals (insufficient funds, halted market, ...) go to {@code onBidFailed} and wait for the
+ *   next event or {@link #retry()}.</li>
+ * </ul>
+ * A gang request bids for all N GPUs on one machine; since a lease is preempted whole, it re-bids for
+ * all N.
+ *
+ * <p>{@link #close(boolean)} cancels its open bids and, if asked, releases its leases (also those that
+ * a bid fills before its cancel lands), then stops listening.
+ *
+ * <p>Threading: all its state is touched on the sender's event thread only (the client's event loop):
+ * {@link #start}, {@link #retry} and {@link #close} hop onto it; the getters are for that thread.
+ */
+public final class SpotRequest implements ClientListener, AutoCloseable
+{
+    /** What the owner of the request hears; every method has a no-op default. */
+    public interface Listener
+    {
+        /** One of its leases runs: {@code gpus} GPUs of machine {@code machineId} at {@code price}. */
+        default void onLeaseStarted(final long leaseId, final long machineId, final int gpus, final long price)
+        {
+        }
+
+        /** One of its leases will end at {@code effectiveAtMs}: checkpoint now. A new bid is already out. */
+        default void onPreemptionNotice(final long leaseId, final long effectiveAtMs)
+        {
+        }
+
+        default void onLeaseEnded(final long leaseId, final EndReason reason)
+        {
+        }
+
+        /** A bid was refused for a reason that retrying at once would not fix. */
+        default void onBidFailed(final long orderId, final Reason reason)
+        {
+        }
+    }
+
+    /** What a bid of the request asks of a machine, besides market and price. */
+    public record Constraints(boolean gang, String region, long minReliabilityPpm, long maxDurationMs)
+    {
+        /** Any machine, no gang, no duration limit. */
+        public static final Constraints NONE = new Constraints(false, "", 0, 0);
+
+        public Constraints
+        {
+            region = region == null ? "" : region;
+            if (minReliabilityPpm < 0 || minReliabilityPpm > 1_000_000)
+            {
+                throw new IllegalArgumentException("minReliabilityPpm must be 0 to 1000000");
+            }
+            if (maxDurationMs < 0)
+            {
+                throw new IllegalArgumentException("maxDurationMs must not be negative");
+            }
+        }
+    }
+
+    private static final byte WAITING = 0;
+    private static final byte ACTIVE = 1;
+    private static final byte NOTICED = 2;
+
+    private final OrderSender sender;
+    private final String market;
+    private final int gpus;
+    private final long maxPrice;
+    private final Constraints constraints;
+    private final Listener listener;
+    private final Runnable reconcileTask = this::reconcile;
+    private final Runnable retryTask = this::onRetryTimer;
+    private long retryDelayMs = 1000;
+    private Runnable detach;
+    private boolean started;
+    private boolean closed;
+    private boolean releaseOnClose;
+    private boolean retryScheduled;
+
+    private long[] bidOrderIds = new long[4];
+    private long[] bidRequestIds = new long[4];
+    private int[] bidOpenGpus = new int[4];
+    private int bidCount;
+
+    private long[] leaseIds = new long[4];
+    private int[] leaseGpus = new int[4];
+    private byte[] leaseStates = new byte[4];
+    private int leaseCount;
+
+    /**
+     * A request that acts once {@link #start()}ed; it must also receive the client's events (see
+     * {@link #start(GpuxClient, String, int, long, Constraints, Listener)}, which does both).
+     */
+    public SpotRequest(final OrderSender sender, final String market, final int gpus, final long maxPrice,
+        final Constraints constraints, final Listener listener)
+    {
+        if (gpus < 1)
+        {
+            throw new IllegalArgumentException("gpus must be at least 1");
+        }
+        if (maxPrice < 1)
+        {
+            throw new IllegalArgumentException("maxPrice must be positive");
+        }
+        this.sender = sender;
+        this.market = market;
+        this.gpus = gpus;
+        this.maxPrice = maxPrice;
+        this.constraints = constraints == null ? Constraints.NONE : constraints;
+        this.listener = listener == null ? new Listener() { } : listener;
+    }
+
+    /** Creates a request, makes it a listener of the client, and starts it. */
+    public static SpotRequest start(final GpuxClient client, final String market, final int gpus, final long maxPrice,
+        final Constraints constraints, final Listener listener)
+    {
+        final SpotRequest request = new SpotRequest(client, market, gpus, maxPrice, constraints, listener);
+        client.addListener(request);
+        request.detach = () -> client.removeListener(request);
+        request.start();
+        return request;
+    }
+
+    /** Starts bidding (on the event thread). */
+    public void start()
+    {
+        sender.execute(() ->
+        {
+            started = true;
+            reconcile();
+        });
+    }
+
+    /** Bids again now for whatever is missing (after {@code onBidFailed}, once the cause is fixed). */
+    public void retry()
+    {
+        sender.execute(reconcileTask);
+    }
+
+    /** How long to wait before bidding again after BUSY, RATE_LIMITED or UNAVAILABLE; default 1 s. */
+    public SpotRequest retryDelayMs(final long retryDelayMs)
+    {
+        this.retryDelayMs = retryDelayMs;
+        return this;
+    }
+
+    /** Cancels the open bids and keeps the leases (they run until they end). */
+    @Override
+    public void close()
+    {
+        close(false);
+    }
+
+    /** Cancels the open bids and, if {@code releaseLeases}, releases every lease it holds. */
+    public void close(final boolean releaseLeases)
+    {
+        sender.execute(() -> shutdown(releaseLeases));
+    }
+
+    public String market()
+    {
+        return market;
+    }
+
+    /** N: the GPUs it keeps leased. */
+    public int targetGpus()
+    {
+        return gpus;
+    }
+
+    public long maxPrice()
+    {
+        return maxPrice;
+    }
+
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    /** GPUs in its leases without a notice, started or waiting to start. */
+    public int leasedGpus()
+    {
+        int sum = 0;
+        for (int i = 0; i < leaseCount; i++)
+        {
+            sum += leaseStates[i] == NOTICED ? 0 : leaseGpus[i];
+        }
+        return sum;
+    }
+
+    /** GPUs in its leases that have started and have no notice. */
+    public int activeGpus()
+    {
+        int sum = 0;
+        for (int i = 0; i < leaseCount; i++)
+        {
+            sum += leaseStates[i] == ACTIVE ? leaseGpus[i] : 0;
+        }
+        return sum;
+    }
+
+    /** GPUs its open bids still ask for. */
+    public int biddingGpus()
+    {
+        int sum = 0;
+        for (int i = 0; i < bidCount; i++)
+        {
+            sum += bidOpenGpus[i];
+        }
+        return sum;
+    }
+
+    /** Leases it tracks, under notice included. */
+    public int leaseCount()
+    {
+        return leaseCount;
+    }
+
+    public int bidCount()
+    {
+        return bidCount;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Events (ClientListener, on the event thread)
+
+    @Override
+    public void onResponse(final long requestId, final Response response)
+    {
+        int index = -1;
+        for (int i = 0; i < bidCount; i++)
+        {
+            if (bidRequestIds[i] == requestId)
+            {
+                index = i;
+                break;
+            }
+        }
+        if (index < 0)
+        {
+            return;
+        }
+        final Reason reason = response.getReason();
+        if (reason == Reason.REASON_OK)
+        {
+            bidRequestIds[index] = 0;
+            return;
+        }
+        final long orderId = bidOrderIds[index];
+        removeBid(index);
+        if (reason == Reason.BUSY || reason == Reason.RATE_LIMITED || reason == Reason.UNAVAILABLE)
+        {
+            scheduleRetry();
+        }
+        else
+        {
+            listener.onBidFailed(orderId, reason);
+        }
+        maybeDetach();
+    }
+
+    @Override
+    public void onFill(final AccountEvent event, final Fill fill)
+    {
+        final int bid = findBid(fill.getOrderId());
+        if (bid < 0)
+        {
+            return;
+        }
+        bidOpenGpus[bid] -= fill.getGpus();
+        if (bidOpenGpus[bid] <= 0)
+        {
+            removeBid(bid);
+        }
+        final int lease = findLease(fill.getLeaseId());
+        if (lease >= 0)
+        {
+            leaseGpus[lease] += fill.getGpus();
+        }
+        else
+        {
+            addLease(fill.getLeaseId(), fill.getGpus());
+            if (closed && releaseOnClose)
+            {
+                sender.release(fill.getLeaseId());
+            }
+        }
+        maybeDetach();
+    }
+
+    @Override
+    public void onLeaseStarted(final AccountEvent event, final LeaseStarted started)
+    {
+        final int lease = findLease(started.getLeaseId());
+        if (lease < 0)
+        {
+            return;
+        }
+        if (leaseStates[lease] == WAITING)
+        {
+            leaseStates[lease] = ACTIVE;
+        }
+        listener.onLeaseStarted(started.getLeaseId(), started.getMachineId(), started.getGpus(), started.getPrice());
+    }
+
+    @Override
+    public void onPreemptNotice(final long leaseId, final long effectiveAtMs, final NoticeReason reason)
+    {
+        final int lease = findLease(leaseId);
+        if (lease < 0 || leaseStates[lease] == NOTICED)
+        {
+            return;
+        }
+        leaseStates[lease] = NOTICED;
+        listener.onPreemptionNotice(leaseId, effectiveAtMs);
+        reconcile();
+    }
+
+    @Override
+    public void onLeaseEnded(final AccountEvent event, final LeaseEnded ended)
+    {
+        final int lease = findLease(ended.getLeaseId());
+        if (lease < 0)
+        {
+            return;
+        }
+        removeLease(lease);
+        listener.onLeaseEnded(ended.getLeaseId(), ended.getReason());
+        reconcile();
+        maybeDetach();
+    }
+
+    @Override
+    public void onCancelled(final AccountEvent event, final Cancelled cancelled)
+    {
+        final int bid = findBid(cancelled.getOrderId());
+        if (bid < 0)
+        {
+            return;
+        }
+        removeBid(bid);
+        reconcile();
+        maybeDetach();
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    private void reconcile()
+    {
+        if (!started || closed)
+        {
+            return;
+        }
+        final int missing = gpus - leasedGpus() - biddingGpus();
+        if (missing <= 0)
+        {
+            return;
+        }
+        final long orderId = sender.nextOrderId();
+        final PlaceBid bid = PlaceBid.newBuilder()
+            .setOrderId(orderId)
+            .setMarket(market)
+            .setGpus(missing)
+            .setPrice(maxPrice)
+            .setGang(constraints.gang())
+            .setRegion(constraints.region())
+            .setMinReliabilityPpm(constraints.minReliabilityPpm())
+            .setMaxDurationMs(constraints.maxDurationMs())
+            .build();
+        addBid(orderId, missing);
+        final long requestId;
+        try
+        {
+            requestId = sender.placeBid(bid);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // the client's order-entry queue is full or the client is closed: try again later
+            final int index = findBid(orderId);
+            if (index >= 0)
+            {
+                removeBid(index);
+            }
+            scheduleRetry();
+            return;
+        }
+        final int index = findBid(orderId);
+        if (index >= 0)
+        {
+            bidRequestIds[index] = requestId;
+        }
+    }
+
+    private void scheduleRetry()
+    {
+        if (!retryScheduled && !closed)
+        {
+            retryScheduled = true;
+            sender.schedule(retryDelayMs, retryTask);
+        }
+    }
+
+    private void onRetryTimer()
+    {
+        retryScheduled = false;
+        reconcile();
+    }
+
+    private void shutdown(final boolean releaseLeases)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        releaseOnClose = releaseLeases;
+        for (int i = 0; i < bidCount; i++)
+        {
+            sender.cancel(bidOrderIds[i]);
+        }
+        if (releaseLeases)
+        {
+            for (int i = 0; i < leaseCount; i++)
+            {
+                sender.release(leaseIds[i]);
+            }
+        }
+        maybeDetach();
+    }
+
+    /** After close: stop listening once no bid can still fill and no lease it releases is left. */
+    private void maybeDetach()
+    {
+        if (closed && detach != null && bidCount == 0 && (!releaseOnClose || leaseCount == 0))
+        {
+            final Runnable d = detach;
+            detach = null;
+            d.run();
+        }
+    }
+
+    private int findBid(final long orderId)
+    {
+        for (int i = 0; i < bidCount; i++)
+        {
+            if (bidOrderIds[i] == orderId)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void addBid(final long orderId, final int open)
+    {
+        if (bidCount == bidOrderIds.length)
+        {
+            bidOrderIds = Arrays.copyOf(bidOrderIds, bidCount * 2);
+            bidRequestIds = Arrays.copyOf(bidRequestIds, bidCount * 2);
+            bidOpenGpus = Arrays.copyOf(bidOpenGpus, bidCount * 2);
+        }
+        bidOrderIds[bidCount] = orderId;
+        bidRequestIds[bidCount] = 0;
+        bidOpenGpus[bidCount] = open;
+        bidCount++;
+    }
+
+    private void removeBid(final int index)
+    {
+        final int last = --bidCount;
+        bidOrderIds[index] = bidOrderIds[last];
+        bidRequestIds[index] = bidRequestIds[last];
+        bidOpenGpus[index] = bidOpenGpus[last];
+    }
+
+    private int findLease(final long leaseId)
+    {
+        for (int i = 0; i < leaseCount; i++)
+        {
+            if (leaseIds[i] == leaseId)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void addLease(final long leaseId, final int leaseGpuCount)
+    {
+        if (leaseCount == leaseIds.length)
+        {
+            leaseIds = Arrays.copyOf(leaseIds, leaseCount * 2);
+            leaseGpus = Arrays.copyOf(leaseGpus, leaseCount * 2);
+            leaseStates = Arrays.copyOf(leaseStates, leaseCount * 2);
+        }
+        leaseIds[leaseCount] = leaseId;
+        leaseGpus[leaseCount] = leaseGpuCount;
+        leaseStates[leaseCount] = WAITING;
+        leaseCount++;
+    }
+
+    private void removeLease(final int index)
+    {
+        final int last = --leaseCount;
+        leaseIds[index] = leaseIds[last];
+        leaseGpus[index] = leaseGpus[last];
+        leaseStates[index] = leaseStates[last];
+    }
+}
