@@ -97,6 +97,7 @@ public final class Exchange implements AutoCloseable
         private long tickIntervalMs = 100;
         private long snapshotEvery = 1_000_000;
         private EpochClock clock = SystemEpochClock.INSTANCE;
+        private EpochClock authClock = SystemEpochClock.INSTANCE;
         private Consumer<String> log = System.err::println;
 
         public Context dataDir(final Path v)
@@ -215,10 +216,17 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
-        /** The exchange's clock: stamped on commands, and what Login timestamps are checked against. */
+        /** The exchange's clock: the time stamped on commands (see {@link ScaledEpochClock}). */
         public Context clock(final EpochClock v)
         {
             clock = v;
+            return this;
+        }
+
+        /** The wall clock that Login timestamps are checked against (the exchange's clock may be scaled). */
+        public Context authClock(final EpochClock v)
+        {
+            authClock = v;
             return this;
         }
 
@@ -247,6 +255,7 @@ public final class Exchange implements AutoCloseable
     final Context ctx;
     final Consumer<String> log;
     final EpochClock clock;
+    final EpochClock authClock;
     final Directory directory = new Directory();
     final Map<Long, List<GpuTelemetry>> telemetry = new ConcurrentHashMap<>();
     final Map<Long, Long> pendingKeys = new ConcurrentHashMap<>();
@@ -269,6 +278,7 @@ public final class Exchange implements AutoCloseable
         this.ctx = ctx.conclude();
         this.log = ctx.log;
         this.clock = ctx.clock;
+        this.authClock = ctx.authClock;
         authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
         final Egress[] egressRef = new Egress[1];
         final MarketData marketData = new MarketData((marketId, update) ->

@@ -191,7 +191,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
 
     private void login(final ChannelHandlerContext ctx, final Login login)
     {
-        final Authenticator.Result result = exchange.authenticator.check(login, exchange.clock.time());
+        final Authenticator.Result result = exchange.authenticator.check(login, exchange.authClock.time());
         if (!result.ok())
         {
             fail(ctx, result.error(), result.message());

@@ -39,14 +39,39 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--admin-key-file", description = "also write a fresh exchange's admin key here (key-id:secret, mode 0600)")
     Path adminKeyFile;
 
+    @Option(names = "--clock-scale", description = "exchange time runs this many times faster than the wall clock " +
+        "(demos compress a day into a minute; default ${DEFAULT-VALUE})")
+    long clockScale = 1;
+
+    @Option(names = "--clock-anchor", description = "WALL_MS:EXCHANGE_MS: the wall time at which exchange time was " +
+        "EXCHANGE_MS (with --clock-scale; give the same anchor to a restarted server to continue its time line)")
+    String clockAnchor;
+
     @Option(names = "--port-file", description = "write the port listened on here once ready (for scripts and tests)")
     Path portFile;
 
     @Override
     public Integer call() throws Exception
     {
-        final Exchange exchange = Exchange.start(new Exchange.Context()
-            .dataDir(data).configFile(config).durability(durability).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs));
+        final Exchange.Context ctx = new Exchange.Context()
+            .dataDir(data).configFile(config).durability(durability).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs);
+        if (clockScale != 1 || clockAnchor != null)
+        {
+            long wall = System.currentTimeMillis();
+            long exchangeTime = wall;
+            if (clockAnchor != null)
+            {
+                final String[] parts = clockAnchor.split(":");
+                if (parts.length != 2)
+                {
+                    throw new CommandLine.ParameterException(new CommandLine(this), "--clock-anchor is WALL_MS:EXCHANGE_MS");
+                }
+                wall = Long.parseLong(parts[0]);
+                exchangeTime = Long.parseLong(parts[1]);
+            }
+            ctx.clock(new ScaledEpochClock(wall, exchangeTime, clockScale));
+        }
+        final Exchange exchange = Exchange.start(ctx);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
