@@ -136,7 +136,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             {
                 if (session == null)
                 {
-                    fail(ctx, SessionErrorCode.NOT_LOGGED_IN, "no Login, and nothing received for two heartbeat intervals");
+                    return; // before Login, the login deadline alone decides
                 }
                 else
                 {

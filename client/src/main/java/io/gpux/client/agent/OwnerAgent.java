@@ -1,0 +1,688 @@
+package io.gpux.client.agent;
+
+import io.gpux.client.BookView;
+import io.gpux.client.ClientListener;
+import io.gpux.client.GpuxClient;
+import io.gpux.client.RequestFailedException;
+import io.gpux.proto.v1.AccountEvent;
+import io.gpux.proto.v1.BookSnapshot;
+import io.gpux.proto.v1.BookUpdate;
+import io.gpux.proto.v1.Cancel;
+import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.LeaseEnded;
+import io.gpux.proto.v1.LeaseInfo;
+import io.gpux.proto.v1.LeaseStarted;
+import io.gpux.proto.v1.LoginAccepted;
+import io.gpux.proto.v1.MachineHeartbeat;
+import io.gpux.proto.v1.MachineInfo;
+import io.gpux.proto.v1.MachineOffline;
+import io.gpux.proto.v1.MachineOnline;
+import io.gpux.proto.v1.MarketInfo;
+import io.gpux.proto.v1.OpenOrder;
+import io.gpux.proto.v1.PlaceAsk;
+import io.gpux.proto.v1.Portfolio;
+import io.gpux.proto.v1.Reason;
+import io.gpux.proto.v1.RegisterMachine;
+import io.gpux.proto.v1.Replace;
+import io.gpux.proto.v1.Response;
+import io.gpux.proto.v1.Side;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The owner's agent on a GPU machine: it finds the GPUs with nvidia-smi, registers the machine, keeps
+ * it online with heartbeats carrying GPU telemetry, and keeps an ask of its free GPUs on the book at
+ * the price its {@link OwnerAgentPricing} says; when the owner needs the machine back it reclaims it.
+ *
+ * <pre>{@code
+ * try (GpuxClient client = new GpuxClient(clientContext);
+ *      OwnerAgent agent = new OwnerAgent(new OwnerAgentContext().client(client)
+ *          .reservePrice(Prices.parse("2.0")).undercut(true).reclaimFile(Path.of("/run/gpux/reclaim"))))
+ * {
+ *     client.connect();
+ *     agent.start();
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <h2>Each interval</h2>
+ * (default 5 s, {@link OwnerAgentContext#heartbeatInterval}) the agent's thread runs {@link #doWork()}:
+ * <ol>
+ *   <li>discovery, until it has worked once ({@link NvidiaSmi#discover()}): the GPU count, the market
+ *   (the configured one, else {@link GpuInfo#marketSymbol()} of the first GPU) and the VRAM;</li>
+ *   <li>registration, once and after every reconnect: the same name answers the same machine id;</li>
+ *   <li>a heartbeat with the GPUs' telemetry ({@link NvidiaSmi#sample()}); when nvidia-smi fails the
+ *   failure is reported and the heartbeat goes without telemetry;</li>
+ *   <li>the reclaim trigger ({@link #reclaim()}, or the {@link OwnerAgentContext#reclaimFile} existing): the ask
+ *   is cancelled with {@code reclaim=true}, so its renters get OWNER_RECLAIM notices and their leases
+ *   end after the market's grace period; no ask is posted until the trigger goes away
+ *   ({@link #resume()}, the file removed);</li>
+ *   <li>otherwise the ask, from the account's Portfolio: posted for the machine's free GPUs (GPU count
+ *   less the GPUs of its leases) if it has none, re-priced with a Replace (the same order id) when the
+ *   pricing's target moved, and grown when GPUs came free outside it (after a reclaim). When
+ *   undercutting, the target follows the best other ask of a market-data subscription
+ *   ({@link BookView}).</li>
+ * </ol>
+ * A request that fails (disconnected, no answer in time, BUSY) is reported and tried again next
+ * interval; the client reconnects by itself and re-sends unanswered order entry.
+ *
+ * <h2>Threading</h2>
+ * The agent's state belongs to its thread (or to whoever calls {@link #doWork()} when it is driven by
+ * hand, never both). The book view belongs to the client's event loop, which hands a copy of its ask
+ * levels to the agent's thread when asked. {@link #reclaim()}, {@link #resume()} and the getters may
+ * be called from any thread.
+ */
+public final class OwnerAgent implements AutoCloseable
+{
+        private static final int BOOK_LEVELS = 32;
+
+    private final OwnerAgentContext ctx;
+    private final GpuxClient client;
+    private final OwnerAgentListener listener;
+    private final OwnerAgentPricing pricing;
+    private final Duration timeout;
+    private final EventAdapter events = new EventAdapter();
+    private final Semaphore wakeups = new Semaphore(0);
+    private final AtomicLong heartbeats = new AtomicLong();
+    private final AtomicLong telemetryFailures = new AtomicLong();
+    private final long[] bookPrices = new long[BOOK_LEVELS];
+    private final long[] bookGpus = new long[BOOK_LEVELS];
+
+    private volatile boolean running;
+    private volatile boolean closed;
+    private volatile boolean reclaimRequested;
+    private volatile boolean reregister;
+    private volatile boolean reclaimed;
+    private volatile long machineId;
+    private volatile long askOrderId;
+    private volatile long askPrice;
+    private volatile List<GpuInfo> gpus;
+    private Thread thread;
+
+    private volatile String market;
+    private long tick = 1;
+    private boolean subscribed;
+    private boolean telemetryFailing;
+
+    public OwnerAgent(final OwnerAgentContext context)
+    {
+        this.ctx = context.conclude();
+        this.client = ctx.client();
+        this.listener = ctx.listener();
+        this.pricing = new OwnerAgentPricing(ctx.reservePrice(), ctx.price(), ctx.undercut());
+        this.timeout = ctx.requestTimeout();
+        client.addListener(events);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Life cycle
+
+    /** Starts the agent's thread: the first interval's work at once, then one every heartbeat interval. */
+    public synchronized OwnerAgent start()
+    {
+        if (closed || thread != null)
+        {
+            throw new IllegalStateException(closed ? "the agent is closed" : "the agent is already started");
+        }
+        running = true;
+        thread = new Thread(this::run, ctx.threadName());
+        thread.setDaemon(true);
+        thread.start();
+        return this;
+    }
+
+    /**
+     * Stops the thread, withdraws the ask if {@link OwnerAgentContext#withdrawOnClose} says so (leases run on),
+     * and stops listening to the client; the client itself stays open (it is the caller's).
+     */
+    @Override
+    public void close()
+    {
+        final Thread t;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            running = false;
+            t = thread;
+        }
+        if (t != null && t != Thread.currentThread())
+        {
+            wakeups.release();
+            try
+            {
+                t.join(timeout.toMillis() + ctx.heartbeatInterval().toMillis());
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (ctx.withdrawOnClose() && askOrderId != 0)
+        {
+            try
+            {
+                client.call(Envelope.newBuilder().setCancel(Cancel.newBuilder().setOrderId(askOrderId)), timeout);
+                askOrderId = 0;
+            }
+            catch (final IOException | TimeoutException | IllegalStateException ex)
+            {
+                listener.onError("withdraw the ask", String.valueOf(ex.getMessage()));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        client.removeListener(events);
+        if (subscribed)
+        {
+            try
+            {
+                client.unsubscribe(market);
+            }
+            catch (final IllegalStateException ignored)
+            {
+                // disconnected or closed: nothing to unsubscribe from
+            }
+        }
+    }
+
+    /** The owner needs the machine back: cancel the ask with reclaim=true and post nothing until {@link #resume()}. */
+    public void reclaim()
+    {
+        reclaimRequested = true;
+        wakeups.release();
+    }
+
+    /** Ends a {@link #reclaim()}: the ask is posted again (unless the reclaim file still exists). */
+    public void resume()
+    {
+        reclaimRequested = false;
+        wakeups.release();
+    }
+
+    /** True from the reclaim's cancel until the trigger went away. */
+    public boolean isReclaimed()
+    {
+        return reclaimed;
+    }
+
+    /** The machine's id, 0 until registered. */
+    public long machineId()
+    {
+        return machineId;
+    }
+
+    /** The open ask's order id, 0 if none. */
+    public long askOrderId()
+    {
+        return askOrderId;
+    }
+
+    /** The open ask's price in ticks, as last posted or replaced. */
+    public long askPrice()
+    {
+        return askPrice;
+    }
+
+    /** The GPUs discovered, null until discovery worked. */
+    public List<GpuInfo> gpus()
+    {
+        return gpus;
+    }
+
+    /** Heartbeats the exchange accepted. */
+    public long heartbeats()
+    {
+        return heartbeats.get();
+    }
+
+    /** Telemetry samples that failed. */
+    public long telemetryFailures()
+    {
+        return telemetryFailures.get();
+    }
+
+    public OwnerAgentContext context()
+    {
+        return ctx;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // The duty cycle (the agent's thread)
+
+    private void run()
+    {
+        final long intervalNs = ctx.heartbeatInterval().toNanos();
+        while (running)
+        {
+            final long started = System.nanoTime();
+            try
+            {
+                doWork();
+            }
+            catch (final RuntimeException ex)
+            {
+                listener.onError("internal", ex.toString());
+            }
+            try
+            {
+                long remaining = intervalNs - (System.nanoTime() - started);
+                // a wake-up (reclaim, resume, reconnect) runs the next cycle early
+                if (remaining > 0 && wakeups.tryAcquire(remaining, TimeUnit.NANOSECONDS))
+                {
+                    wakeups.drainPermits();
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+        }
+    }
+
+    /**
+     * One interval's work: discover, register, heartbeat, reclaim or resume, keep the ask. Blocks on the
+     * exchange's answers; never on the client's event loop.
+     *
+     * @return how many of those steps did something.
+     */
+    public int doWork()
+    {
+        int work = 0;
+        try
+        {
+            if (gpus == null)
+            {
+                if (!discover())
+                {
+                    return 0;
+                }
+                work++;
+            }
+            if (machineId == 0 || reregister)
+            {
+                if (!register())
+                {
+                    return work;
+                }
+                work++;
+            }
+            heartbeat();
+            work++;
+            final boolean wantReclaim = reclaimRequested || (ctx.reclaimFile() != null && Files.exists(ctx.reclaimFile()));
+            if (wantReclaim && !reclaimed)
+            {
+                work += reclaimAsk();
+            }
+            else if (!wantReclaim && reclaimed)
+            {
+                reclaimed = false;
+                listener.onResumed();
+                work++;
+            }
+            if (!reclaimed)
+            {
+                work += keepAsk();
+            }
+        }
+        catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
+        {
+            // disconnected, no answer in time, or a query refused (BUSY, RATE_LIMITED): next interval
+            listener.onError("exchange request", String.valueOf(ex.getMessage()));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+        return work;
+    }
+
+    private boolean discover()
+    {
+        try
+        {
+            final List<GpuInfo> found = ctx.nvidiaSmi().discover();
+            market = ctx.market() != null ? ctx.market() : found.get(0).marketSymbol();
+            gpus = List.copyOf(found);
+            listener.onDiscovered(gpus);
+            return true;
+        }
+        catch (final NvidiaSmiException ex)
+        {
+            telemetryFailures.incrementAndGet();
+            listener.onTelemetryFailed(ex);
+            return false;
+        }
+    }
+
+    private boolean register() throws IOException, InterruptedException, TimeoutException
+    {
+        reregister = false;
+        final List<GpuInfo> found = gpus;
+        final Response r = client.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder()
+            .setName(ctx.machineName()).setMarket(market).setGpus(found.size())
+            .setVramGb((int)Math.min(Integer.MAX_VALUE, found.get(0).vramGb()))
+            .setRegion(ctx.region()).setInterconnect(ctx.interconnect())), timeout);
+        if (r.getReason() != Reason.REASON_OK)
+        {
+            listener.onRegisterRejected(r.getReason(), r.getMessage());
+            return false;
+        }
+        final boolean changed = machineId != r.getAssignedId();
+        machineId = r.getAssignedId();
+        if (changed)
+        {
+            listener.onRegistered(machineId, ctx.machineName(), market, found.size());
+        }
+        for (final MarketInfo m : client.markets(timeout).getMarketsList())
+        {
+            if (m.getSymbol().equals(market))
+            {
+                tick = Math.max(1, m.getTick());
+            }
+        }
+        if (pricing.undercut() && !subscribed)
+        {
+            client.subscribe(market);
+            subscribed = true;
+        }
+        return true;
+    }
+
+    private void heartbeat() throws IOException, InterruptedException, TimeoutException
+    {
+        final MachineHeartbeat.Builder heartbeat = MachineHeartbeat.newBuilder().setMachineId(machineId);
+        try
+        {
+            OwnerAgentTelemetry.addTo(heartbeat, ctx.nvidiaSmi().sample(), gpus);
+            if (telemetryFailing)
+            {
+                telemetryFailing = false;
+                listener.onTelemetryRecovered();
+            }
+        }
+        catch (final NvidiaSmiException ex)
+        {
+            telemetryFailures.incrementAndGet();
+            if (!telemetryFailing)
+            {
+                telemetryFailing = true;
+                listener.onTelemetryFailed(ex);
+            }
+        }
+        final Response r = client.call(Envelope.newBuilder().setMachineHeartbeat(heartbeat), timeout);
+        if (r.getReason() == Reason.REASON_OK)
+        {
+            heartbeats.incrementAndGet();
+        }
+        else
+        {
+            if (r.getReason() == Reason.UNKNOWN_MACHINE || r.getReason() == Reason.NOT_OWNER)
+            {
+                reregister = true;
+            }
+            listener.onError("heartbeat", r.getReason() + " " + r.getMessage());
+        }
+    }
+
+    private int reclaimAsk() throws IOException, InterruptedException, TimeoutException
+    {
+        final long orderId = askOrderId;
+        if (orderId != 0)
+        {
+            final Response r = client.call(Envelope.newBuilder().setCancel(
+                Cancel.newBuilder().setOrderId(orderId).setReclaim(true)), timeout);
+            if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
+            {
+                listener.onError("reclaim", r.getReason() + " " + r.getMessage());
+                return 0;
+            }
+            askOrderId = 0;
+        }
+        reclaimed = true;
+        listener.onReclaimed(orderId);
+        return 1;
+    }
+
+    /** Posts, re-prices or grows the ask; returns 1 if it sent a command that the exchange accepted. */
+    private int keepAsk() throws IOException, InterruptedException, TimeoutException
+    {
+        final Portfolio p = client.portfolio(timeout);
+        MachineInfo machine = null;
+        for (final MachineInfo m : p.getMachinesList())
+        {
+            if (m.getMachineId() == machineId)
+            {
+                machine = m;
+            }
+        }
+        if (machine == null)
+        {
+            reregister = true;
+            return 0;
+        }
+        int leased = 0;
+        for (final LeaseInfo lease : p.getLeasesList())
+        {
+            if (!lease.getRenter() && lease.getMachineId() == machineId)
+            {
+                leased += lease.getGpus();
+            }
+        }
+        final int free = Math.max(0, machine.getGpus() - leased);
+        final OpenOrder ask = findAsk(p);
+        final long target = targetPrice(ask);
+        if (ask == null)
+        {
+            return free > 0 ? postAsk(free, target) : 0;
+        }
+        final boolean grow = ask.getOpenGpus() < free;
+        final boolean reprice = ask.getPrice() != target && (ask.getOpenGpus() > 0 || grow);
+        if (!grow && !reprice)
+        {
+            return 0;
+        }
+        final Replace.Builder replace = Replace.newBuilder().setOrderId(ask.getOrderId());
+        if (grow)
+        {
+            replace.setGpus(free);
+        }
+        if (reprice)
+        {
+            replace.setPrice(target);
+        }
+        final Response r = client.call(Envelope.newBuilder().setReplace(replace), timeout);
+        if (r.getReason() == Reason.REASON_OK)
+        {
+            askPrice = reprice ? target : ask.getPrice();
+            listener.onAskReplaced(ask.getOrderId(), grow ? free : ask.getOpenGpus(), askPrice);
+            return 1;
+        }
+        if (r.getReason() == Reason.UNKNOWN_ORDER)
+        {
+            askOrderId = 0;
+        }
+        listener.onAskRejected(ask.getOrderId(), r.getReason(), r.getMessage());
+        return 0;
+    }
+
+    /** The agent's ask among the open orders; an ask of the machine left by an earlier run is adopted. */
+    private OpenOrder findAsk(final Portfolio p)
+    {
+        OpenOrder adopt = null;
+        for (final OpenOrder o : p.getOrdersList())
+        {
+            if (o.getSide() == Side.ASK && o.getMachineId() == machineId)
+            {
+                if (o.getOrderId() == askOrderId)
+                {
+                    return o;
+                }
+                if (adopt == null)
+                {
+                    adopt = o;
+                }
+            }
+        }
+        // ours is gone (a mass cancel, cancel-on-disconnect, a cancel by hand): take another of the machine's, if any
+        askOrderId = adopt == null ? 0 : adopt.getOrderId();
+        askPrice = adopt == null ? 0 : adopt.getPrice();
+        return adopt;
+    }
+
+    private int postAsk(final int free, final long price) throws IOException, InterruptedException, TimeoutException
+    {
+        final long orderId = client.nextOrderId();
+        final Response r = client.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(orderId)
+            .setMachineId(machineId).setGpus(free).setPrice(price)), timeout);
+        if (r.getReason() != Reason.REASON_OK)
+        {
+            listener.onAskRejected(orderId, r.getReason(), r.getMessage());
+            return 0;
+        }
+        askOrderId = orderId;
+        askPrice = price;
+        listener.onAskPosted(orderId, free, price);
+        return 1;
+    }
+
+    private long targetPrice(final OpenOrder ask) throws InterruptedException, TimeoutException
+    {
+        if (!pricing.undercut())
+        {
+            return pricing.price();
+        }
+        final int levels;
+        try
+        {
+            levels = client.eventLoop().submit(events::copyAsks).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("reading the book: " + ex.getCause(), ex.getCause());
+        }
+        if (levels < 0)
+        {
+            // no snapshot yet: keep the ask's price, or start at the asking price
+            return ask != null ? ask.getPrice() : pricing.price();
+        }
+        return pricing.target(bookPrices, bookGpus, levels,
+            ask == null ? 0 : ask.getPrice(), ask == null ? 0 : ask.getOpenGpus(), tick);
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    /** The agent's view of the client's callbacks: the book and the machine's events (the client's event loop). */
+    private final class EventAdapter implements ClientListener
+    {
+        private final Set<Long> leases = new HashSet<>();
+        private BookView book;
+
+        /** Copies the best ask levels into the agent's arrays; -1 without a valid book (event loop). */
+        int copyAsks()
+        {
+            if (book == null || !book.isValid())
+            {
+                return -1;
+            }
+            final int levels = Math.min(BOOK_LEVELS, book.askLevels());
+            for (int i = 0; i < levels; i++)
+            {
+                bookPrices[i] = book.askPrice(i);
+                bookGpus[i] = book.askGpus(i);
+            }
+            return levels;
+        }
+
+        @Override
+        public void onLoginAccepted(final LoginAccepted accepted)
+        {
+            // a new session: register again (same name, same id) before anything else
+            reregister = true;
+            wakeups.release();
+        }
+
+        @Override
+        public void onBookSnapshot(final BookSnapshot snapshot)
+        {
+            if (snapshot.getMarket().equals(market))
+            {
+                if (book == null)
+                {
+                    book = new BookView(market);
+                }
+                book.onSnapshot(snapshot);
+            }
+        }
+
+        @Override
+        public void onBookUpdate(final BookUpdate update)
+        {
+            if (book != null && book.onUpdate(update) == BookView.Result.GAP)
+            {
+                try
+                {
+                    client.unsubscribe(market);
+                    client.subscribe(market);
+                }
+                catch (final IllegalStateException ex)
+                {
+                    // disconnected: the client renews the subscription when it logs in again
+                }
+            }
+        }
+
+        @Override
+        public void onMachineOnline(final AccountEvent event, final MachineOnline online)
+        {
+            if (online.getMachineId() == machineId)
+            {
+                listener.onMachineOnline(online.getMachineId());
+            }
+        }
+
+        @Override
+        public void onMachineOffline(final AccountEvent event, final MachineOffline offline)
+        {
+            if (offline.getMachineId() == machineId)
+            {
+                listener.onMachineOffline(offline.getMachineId());
+            }
+        }
+
+        @Override
+        public void onLeaseStarted(final AccountEvent event, final LeaseStarted started)
+        {
+            if (!started.getRenter() && started.getMachineId() == machineId)
+            {
+                leases.add(started.getLeaseId());
+                listener.onLeaseStarted(started.getLeaseId(), started.getGpus(), started.getPrice());
+            }
+        }
+
+        @Override
+        public void onLeaseEnded(final AccountEvent event, final LeaseEnded ended)
+        {
+            if (leases.remove(ended.getLeaseId()))
+            {
+                listener.onLeaseEnded(ended.getLeaseId(), ended.getReason());
+            }
+        }
+    }
+}

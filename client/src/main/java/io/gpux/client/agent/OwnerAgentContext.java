@@ -1,0 +1,281 @@
+package io.gpux.client.agent;
+
+import io.gpux.client.GpuxClient;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The {@link OwnerAgent}'s settings: fluent setters and same-name getters; {@link #conclude()} validates (the
+ * agent calls it). Required: {@link #client} and {@link #reservePrice}.
+ */
+public final class OwnerAgentContext
+{
+    /** Default heartbeat interval (the exchange's default {@code heartbeatIntervalMs}). */
+    public static final Duration HEARTBEAT_INTERVAL_DEFAULT = Duration.ofSeconds(5);
+    /** Default wait for each answer of the exchange. */
+    public static final Duration REQUEST_TIMEOUT_DEFAULT = Duration.ofSeconds(10);
+
+    private static final int MAX_MACHINE_NAME = 64;
+
+    private GpuxClient client;
+    private NvidiaSmi nvidiaSmi;
+    private String machineName;
+    private String market;
+    private String region = "";
+    private String interconnect = "";
+    private Duration heartbeatInterval = HEARTBEAT_INTERVAL_DEFAULT;
+    private Duration requestTimeout = REQUEST_TIMEOUT_DEFAULT;
+    private long reservePrice;
+    private long price;
+    private boolean undercut;
+    private Path reclaimFile;
+    private boolean withdrawOnClose;
+    private OwnerAgentListener listener;
+    private String threadName = "gpux-owner-agent";
+
+    /** Checks the settings and fills in the defaults; called by the agent's constructor. */
+    public OwnerAgentContext conclude()
+    {
+        if (client == null)
+        {
+            throw new IllegalArgumentException("an owner agent needs a client");
+        }
+        if (reservePrice < 1)
+        {
+            throw new IllegalArgumentException("the reserve price must be positive");
+        }
+        if (price == 0)
+        {
+            price = reservePrice;
+        }
+        if (price < reservePrice)
+        {
+            throw new IllegalArgumentException("the asking price must not be below the reserve price");
+        }
+        if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()
+            || requestTimeout.isNegative() || requestTimeout.isZero())
+        {
+            throw new IllegalArgumentException("the heartbeat interval and the request timeout must be positive");
+        }
+        if (nvidiaSmi == null)
+        {
+            nvidiaSmi = new NvidiaSmi();
+        }
+        if (machineName == null)
+        {
+            machineName = hostMachineName();
+        }
+        if (!machineName.matches("[A-Za-z0-9._-]{1," + MAX_MACHINE_NAME + "}"))
+        {
+            throw new IllegalArgumentException("a machine name is 1 to 64 of A-Z a-z 0-9 . _ -: '" + machineName + "'");
+        }
+        if (listener == null)
+        {
+            listener = new OwnerAgentListener()
+            {
+            };
+        }
+        region = region == null ? "" : region;
+        interconnect = interconnect == null ? "" : interconnect;
+        return this;
+    }
+
+    /** The host's name, cut to a valid machine name. */
+    static String hostMachineName()
+    {
+        String host;
+        try
+        {
+            host = InetAddress.getLocalHost().getHostName();
+        }
+        catch (final IOException ex)
+        {
+            host = System.getenv().getOrDefault("HOSTNAME", "machine");
+        }
+        final String name = host.replaceAll("[^A-Za-z0-9._-]", "-");
+        return name.isEmpty() ? "machine" : name.substring(0, Math.min(MAX_MACHINE_NAME, name.length()));
+    }
+
+    /** The logged-in client of an OWNER or MARKET_MAKER key; required. The agent does not close it. */
+    public OwnerAgentContext client(final GpuxClient client)
+    {
+        this.client = client;
+        return this;
+    }
+
+    public GpuxClient client()
+    {
+        return client;
+    }
+
+    /** How to run nvidia-smi; default {@code nvidia-smi} from the PATH. */
+    public OwnerAgentContext nvidiaSmi(final NvidiaSmi nvidiaSmi)
+    {
+        this.nvidiaSmi = nvidiaSmi;
+        return this;
+    }
+
+    public NvidiaSmi nvidiaSmi()
+    {
+        return nvidiaSmi;
+    }
+
+    /** The machine's name, unique for the account; default the host name. */
+    public OwnerAgentContext machineName(final String machineName)
+    {
+        this.machineName = machineName;
+        return this;
+    }
+
+    public String machineName()
+    {
+        return machineName;
+    }
+
+    /** The market to register in; default the first GPU's {@link GpuInfo#marketSymbol()}. */
+    public OwnerAgentContext market(final String market)
+    {
+        this.market = market;
+        return this;
+    }
+
+    public String market()
+    {
+        return market;
+    }
+
+    /** The machine's region; default none. */
+    public OwnerAgentContext region(final String region)
+    {
+        this.region = region;
+        return this;
+    }
+
+    public String region()
+    {
+        return region;
+    }
+
+    /** The GPUs' interconnect, e.g. NVLINK; default none. */
+    public OwnerAgentContext interconnect(final String interconnect)
+    {
+        this.interconnect = interconnect;
+        return this;
+    }
+
+    public String interconnect()
+    {
+        return interconnect;
+    }
+
+    /** How often to heartbeat, sample and re-price; default 5 s. */
+    public OwnerAgentContext heartbeatInterval(final Duration heartbeatInterval)
+    {
+        this.heartbeatInterval = heartbeatInterval;
+        return this;
+    }
+
+    public Duration heartbeatInterval()
+    {
+        return heartbeatInterval;
+    }
+
+    /** How long to wait for each answer of the exchange; default 10 s. */
+    public OwnerAgentContext requestTimeout(final Duration requestTimeout)
+    {
+        this.requestTimeout = requestTimeout;
+        return this;
+    }
+
+    public Duration requestTimeout()
+    {
+        return requestTimeout;
+    }
+
+    /** The least to take per GPU-hour, in ticks: the ask never goes below it; required. */
+    public OwnerAgentContext reservePrice(final long reservePrice)
+    {
+        this.reservePrice = reservePrice;
+        return this;
+    }
+
+    public long reservePrice()
+    {
+        return reservePrice;
+    }
+
+    /**
+     * The asking price in ticks: the fixed price, or with {@link #undercut} the price while no other
+     * ask is on the book; default the reserve price.
+     */
+    public OwnerAgentContext price(final long price)
+    {
+        this.price = price;
+        return this;
+    }
+
+    public long price()
+    {
+        return price;
+    }
+
+    /** Re-price each interval to one tick below the best other ask, never below the reserve; default off. */
+    public OwnerAgentContext undercut(final boolean undercut)
+    {
+        this.undercut = undercut;
+        return this;
+    }
+
+    public boolean undercut()
+    {
+        return undercut;
+    }
+
+    /** While this file exists the machine is reclaimed (see {@link OwnerAgent#reclaim()}); default none. */
+    public OwnerAgentContext reclaimFile(final Path reclaimFile)
+    {
+        this.reclaimFile = reclaimFile;
+        return this;
+    }
+
+    public Path reclaimFile()
+    {
+        return reclaimFile;
+    }
+
+    /** Cancel the ask (without reclaim: leases run on) when the agent closes; default false. */
+    public OwnerAgentContext withdrawOnClose(final boolean withdrawOnClose)
+    {
+        this.withdrawOnClose = withdrawOnClose;
+        return this;
+    }
+
+    public boolean withdrawOnClose()
+    {
+        return withdrawOnClose;
+    }
+
+    public OwnerAgentContext listener(final OwnerAgentListener listener)
+    {
+        this.listener = listener;
+        return this;
+    }
+
+    public OwnerAgentListener listener()
+    {
+        return listener;
+    }
+
+    public OwnerAgentContext threadName(final String threadName)
+    {
+        this.threadName = threadName;
+        return this;
+    }
+
+    public String threadName()
+    {
+        return threadName;
+    }
+}

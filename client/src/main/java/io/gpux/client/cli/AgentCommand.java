@@ -1,0 +1,281 @@
+package io.gpux.client.cli;
+
+import io.gpux.client.GpuxClient;
+import io.gpux.client.agent.GpuInfo;
+import io.gpux.client.agent.NvidiaSmi;
+import io.gpux.client.agent.NvidiaSmiException;
+import io.gpux.client.agent.OwnerAgent;
+import io.gpux.client.agent.OwnerAgentContext;
+import io.gpux.client.agent.OwnerAgentListener;
+import io.gpux.proto.v1.EndReason;
+import io.gpux.proto.v1.Reason;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code gpux agent}: runs the {@link OwnerAgent} on this machine until Ctrl-C. */
+@Command(name = "agent", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Runs the owner agent: discovers the GPUs with nvidia-smi, registers the machine, heartbeats with "
+        + "GPU telemetry, keeps an ask of the free GPUs on the book, and reclaims the machine while --reclaim-file "
+        + "exists. Needs an OWNER or MARKET_MAKER key. Runs until Ctrl-C.",
+        "Exit status: 0 stopped, 1 the exchange refused the machine, 2 bad usage, 3 connection or login failure."})
+public final class AgentCommand extends ClientCommand
+{
+    @Option(names = "--reserve", required = true, paramLabel = "PRICE", converter = Converters.Price.class,
+        description = "the least to take per GPU-hour: the ask never goes below it")
+    long reserve;
+
+    @Option(names = "--price", paramLabel = "PRICE", converter = Converters.Price.class,
+        description = "the asking price (with --undercut: while no other ask is on the book); default the reserve")
+    long price;
+
+    @Option(names = "--undercut", description = "each interval, ask one tick below the best other ask, never below the reserve")
+    boolean undercut;
+
+    @Option(names = "--reclaim-file", paramLabel = "FILE",
+        description = "while this file exists the machine is reclaimed: the ask is cancelled with reclaim "
+            + "(renters get OWNER_RECLAIM notices, leases end after the grace period) and not posted again")
+    Path reclaimFile;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "the machine's name (default: the host name)")
+    String name;
+
+    @Option(names = "--market", paramLabel = "SYMBOL", description = "the market (default: from the first GPU, e.g. H200-141G)")
+    String market;
+
+    @Option(names = "--region", paramLabel = "REGION", defaultValue = "", description = "the machine's region")
+    String region;
+
+    @Option(names = "--interconnect", paramLabel = "KIND", defaultValue = "", description = "the GPUs' interconnect, e.g. NVLINK")
+    String interconnect;
+
+    @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "5s", converter = Converters.DurationMs.class,
+        description = "heartbeat, telemetry and re-pricing interval (default ${DEFAULT-VALUE})")
+    long intervalMs;
+
+    @Option(names = "--nvidia-smi", paramLabel = "PATH", defaultValue = NvidiaSmi.DEFAULT_EXECUTABLE,
+        description = "the nvidia-smi to run (default: ${DEFAULT-VALUE} from the PATH)")
+    String nvidiaSmi;
+
+    @Option(names = "--nvidia-smi-timeout", paramLabel = "DURATION", defaultValue = "10s",
+        converter = Converters.DurationMs.class, description = "how long one nvidia-smi run may take (default ${DEFAULT-VALUE})")
+    long nvidiaSmiTimeoutMs;
+
+    @Option(names = "--withdraw-on-exit", description = "cancel the ask when the agent stops (leases run on)")
+    boolean withdrawOnExit;
+
+    @Option(names = "--run-for", paramLabel = "DURATION", converter = Converters.DurationMs.class,
+        description = "stop after this long (default: run until Ctrl-C)")
+    Long runForMs;
+
+    @Override
+    int execute() throws Exception
+    {
+        if (price != 0 && price < reserve)
+        {
+            throw CliException.usage("--price must not be below --reserve");
+        }
+        final OwnerAgentContext settings = new OwnerAgentContext()
+            .nvidiaSmi(new NvidiaSmi(nvidiaSmi, Duration.ofMillis(nvidiaSmiTimeoutMs)))
+            .machineName(name).market(market).region(region).interconnect(interconnect)
+            .heartbeatInterval(Duration.ofMillis(intervalMs)).requestTimeout(timeout())
+            .reservePrice(reserve).price(price).undercut(undercut).reclaimFile(reclaimFile).withdrawOnClose(withdrawOnExit);
+        final CountDownLatch stop = new CountDownLatch(1);
+        final AtomicInteger status = new AtomicInteger();
+        try (GpuxClient client = connect(null))
+        {
+            final Report report = new Report(stop, status);
+            settings.client(client).listener(report);
+            try
+            {
+                settings.conclude();
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw CliException.usage(ex.getMessage());
+            }
+            final OwnerAgent agent = new OwnerAgent(settings);
+            final AtomicBoolean finished = new AtomicBoolean();
+            final Runnable finish = () ->
+            {
+                agent.close();
+                if (finished.compareAndSet(false, true))
+                {
+                    report.line("stopped", "heartbeats " + agent.heartbeats(), new Json().put("heartbeats", agent.heartbeats()));
+                }
+            };
+            // Ctrl-C: stop the agent cleanly (and withdraw the ask if asked to) before the JVM exits
+            final Thread onCtrlC = new Thread(finish, "gpux-agent-shutdown");
+            Runtime.getRuntime().addShutdownHook(onCtrlC);
+            try
+            {
+                report.line("started", "machine " + settings.machineName() + ", reserve " + Format.price(reserve)
+                    + (undercut ? ", undercut" : ", price " + Format.price(settings.price())),
+                    new Json().put("name", settings.machineName()).put("reserve", Format.price(reserve))
+                        .put("price", Format.price(settings.price())).put("undercut", undercut));
+                agent.start();
+                if (runForMs == null)
+                {
+                    stop.await();
+                }
+                else
+                {
+                    stop.await(runForMs, TimeUnit.MILLISECONDS);
+                }
+            }
+            finally
+            {
+                finish.run();
+                try
+                {
+                    Runtime.getRuntime().removeShutdownHook(onCtrlC);
+                }
+                catch (final IllegalStateException shuttingDown)
+                {
+                    // Ctrl-C: the hook is running
+                }
+            }
+            return status.get();
+        }
+    }
+
+    /** Prints what the agent reports, one line each; stops the command when the exchange refuses the machine. */
+    private final class Report implements OwnerAgentListener
+    {
+        private final CountDownLatch stop;
+        private final AtomicInteger status;
+
+        Report(final CountDownLatch stop, final AtomicInteger status)
+        {
+            this.stop = stop;
+            this.status = status;
+        }
+
+        void line(final String event, final String text, final Json fields)
+        {
+            if (json)
+            {
+                final String f = fields.toString();
+                out().println("{\"type\":\"agent\",\"event\":\"" + event + "\"" + (f.length() > 2 ? "," + f.substring(1) : "}"));
+            }
+            else
+            {
+                out().println("agent  " + Format.time(System.currentTimeMillis()) + "  " + event + ": " + text);
+            }
+            out().flush();
+        }
+
+        @Override
+        public void onDiscovered(final List<GpuInfo> gpus)
+        {
+            final GpuInfo first = gpus.get(0);
+            line("discovered", gpus.size() + " x " + first.name() + " (" + first.vramGb() + " GB)",
+                new Json().put("gpus", gpus.size()).put("gpu_name", first.name()).put("vram_gb", first.vramGb()));
+        }
+
+        @Override
+        public void onRegistered(final long machineId, final String machineName, final String marketSymbol, final int gpus)
+        {
+            line("registered", "machine " + machineId + " '" + machineName + "' in " + marketSymbol + ", " + gpus + " GPUs",
+                new Json().put("machine_id", machineId).put("name", machineName).put("market", marketSymbol).put("gpus", gpus));
+        }
+
+        @Override
+        public void onRegisterRejected(final Reason reason, final String message)
+        {
+            err().println(name() + ": the exchange refused the machine: " + reason + (message.isEmpty() ? "" : " (" + message + ")"));
+            err().flush();
+            status.set(CliException.REJECTED);
+            stop.countDown();
+        }
+
+        @Override
+        public void onMachineOnline(final long machineId)
+        {
+            line("online", "machine " + machineId, new Json().put("machine_id", machineId));
+        }
+
+        @Override
+        public void onMachineOffline(final long machineId)
+        {
+            line("offline", "machine " + machineId, new Json().put("machine_id", machineId));
+        }
+
+        @Override
+        public void onAskPosted(final long orderId, final int gpus, final long askPrice)
+        {
+            line("ask", "order " + orderId + ": " + gpus + " GPUs at " + Format.price(askPrice),
+                new Json().put("order_id", orderId).put("gpus", gpus).put("price", Format.price(askPrice)));
+        }
+
+        @Override
+        public void onAskReplaced(final long orderId, final int openGpus, final long askPrice)
+        {
+            line("replaced", "order " + orderId + ": " + openGpus + " GPUs at " + Format.price(askPrice),
+                new Json().put("order_id", orderId).put("gpus", openGpus).put("price", Format.price(askPrice)));
+        }
+
+        @Override
+        public void onAskRejected(final long orderId, final Reason reason, final String message)
+        {
+            line("ask_rejected", "order " + orderId + ": " + reason + (message.isEmpty() ? "" : " (" + message + ")"),
+                new Json().put("order_id", orderId).put("reason", reason.name()));
+        }
+
+        @Override
+        public void onReclaimed(final long orderId)
+        {
+            line("reclaimed", orderId == 0 ? "no ask was open" : "order " + orderId + " cancelled with reclaim",
+                new Json().put("order_id", orderId));
+        }
+
+        @Override
+        public void onResumed()
+        {
+            line("resumed", "posting the ask again", new Json());
+        }
+
+        @Override
+        public void onLeaseStarted(final long leaseId, final int gpus, final long leasePrice)
+        {
+            line("lease_started", "lease " + leaseId + ": " + gpus + " GPUs at " + Format.price(leasePrice),
+                new Json().put("lease_id", leaseId).put("gpus", gpus).put("price", Format.price(leasePrice)));
+        }
+
+        @Override
+        public void onLeaseEnded(final long leaseId, final EndReason reason)
+        {
+            line("lease_ended", "lease " + leaseId + ": " + reason, new Json().put("lease_id", leaseId).put("reason", reason.name()));
+        }
+
+        @Override
+        public void onTelemetryFailed(final NvidiaSmiException error)
+        {
+            line("nvidia_smi_failed", error.getMessage() + " (heartbeats go on without telemetry)",
+                new Json().put("error", String.valueOf(error.getMessage())));
+        }
+
+        @Override
+        public void onTelemetryRecovered()
+        {
+            line("nvidia_smi_recovered", "telemetry is back", new Json());
+        }
+
+        @Override
+        public void onError(final String what, final String problem)
+        {
+            line("error", what + ": " + problem, new Json().put("what", what).put("problem", problem));
+        }
+    }
+
+    public static void main(final String[] args)
+    {
+        GpuxCli.main("agent", args);
+    }
+}

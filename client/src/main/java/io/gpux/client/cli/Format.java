@@ -1,0 +1,42 @@
+package io.gpux.client.cli;
+
+import io.gpux.client.Money;
+import io.gpux.client.Prices;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/** How the CLI writes numbers and times for people: prices with 4 decimals, money with 6, UTC times. */
+final class Format
+{
+    private static final DateTimeFormatter TIME =
+        DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+    private Format()
+    {
+    }
+
+    static String price(final long ticks)
+    {
+        return Prices.format(ticks);
+    }
+
+    static String money(final long micros)
+    {
+        return Money.format(micros);
+    }
+
+    /** Epoch milliseconds as UTC date and time; 0 as "-". */
+    static String time(final long epochMs)
+    {
+        return epochMs == 0 ? "-" : TIME.format(Instant.ofEpochMilli(epochMs));
+    }
+
+    /** Parts per million as a decimal from 0 to 1 with 6 places: 990000 is "0.990000". */
+    static String ppm(final long ppm)
+    {
+        final StringBuilder sb = new StringBuilder().append(ppm / 1_000_000).append('.');
+        final String fraction = Long.toString(ppm % 1_000_000);
+        return sb.append("0".repeat(6 - fraction.length())).append(fraction).toString();
+    }
+}

@@ -1,0 +1,101 @@
+package io.gpux.client.cli;
+
+import io.gpux.client.GpuxClient;
+import io.gpux.proto.v1.QuoteFill;
+import io.gpux.proto.v1.QuotePreemption;
+import io.gpux.proto.v1.QuoteResult;
+import io.gpux.proto.v1.Reason;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** {@code gpux quote}: what a bid would do now, without placing it. */
+@Command(name = "quote", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Shows what a bid would do now: the asks it would fill, the leases it would preempt, "
+        + "the money it would hold and when preempted GPUs would start. Places nothing.",
+        "Exit status: 0 the bid would be accepted, 1 it would be rejected (the reason is printed), 2 bad usage, "
+            + "3 connection or login failure."})
+public final class QuoteCommand extends ClientCommand
+{
+    @Mixin
+    BidOptions bid;
+
+    @Override
+    int execute() throws Exception
+    {
+        bid.check();
+        try (GpuxClient client = connect(null))
+        {
+            final QuoteResult q = client.quote(bid.toQuote(), timeout());
+            if (json)
+            {
+                print(q);
+            }
+            else
+            {
+                printText(q);
+            }
+            return q.getReject() == Reason.REASON_OK ? 0 : CliException.REJECTED;
+        }
+    }
+
+    private void print(final QuoteResult q)
+    {
+        final List<Json> fills = new ArrayList<>();
+        for (final QuoteFill f : q.getFillsList())
+        {
+            fills.add(new Json().put("machine_id", f.getMachineId()).put("gpus", f.getGpus())
+                .put("price", Format.price(f.getPrice())));
+        }
+        final List<Json> preemptions = new ArrayList<>();
+        for (final QuotePreemption p : q.getPreemptionsList())
+        {
+            preemptions.add(new Json().put("lease_id", p.getLeaseId()).put("machine_id", p.getMachineId())
+                .put("gpus", p.getGpus()).put("lease_price", Format.price(p.getLeasePrice())));
+        }
+        out().println(new Json().put("type", "quote").put("market", bid.market)
+            .put("ok", q.getReject() == Reason.REASON_OK).put("reject", q.getReject().name())
+            .put("filled_gpus", q.getFilledGpus()).put("preempted_gpus", q.getPreemptedGpus())
+            .put("resting_gpus", q.getRestingGpus()).put("hold", Format.money(q.getHold()))
+            .put("effective_ms", q.getEffectiveMs()).put("fills", fills).put("preemptions", preemptions));
+    }
+
+    private void printText(final QuoteResult q)
+    {
+        out().println("quote: " + bid.gpus + " GPUs of " + bid.market + " at up to " + Format.price(bid.price) + " (" + bid.tif
+            + ")" + (q.getReject() == Reason.REASON_OK ? "" : ": would be REJECTED " + q.getReject().name()));
+        if (q.getFillsCount() > 0)
+        {
+            out().println();
+            out().println("fills from open asks:");
+            final Table fills = new Table("MACHINE", "GPUS", "PRICE");
+            for (final QuoteFill f : q.getFillsList())
+            {
+                fills.row(f.getMachineId(), f.getGpus(), Format.price(f.getPrice()));
+            }
+            fills.print(out());
+        }
+        if (q.getPreemptionsCount() > 0)
+        {
+            out().println();
+            out().println("preemptions (the bid pays its own price once they end):");
+            final Table preemptions = new Table("LEASE", "MACHINE", "GPUS", "LEASE_PRICE");
+            for (final QuotePreemption p : q.getPreemptionsList())
+            {
+                preemptions.row(p.getLeaseId(), p.getMachineId(), p.getGpus(), Format.price(p.getLeasePrice()));
+            }
+            preemptions.print(out());
+        }
+        out().println();
+        final Table summary = new Table("FILLED", "PREEMPTED", "RESTING", "HOLD", "EFFECTIVE");
+        summary.row(q.getFilledGpus(), q.getPreemptedGpus(), q.getRestingGpus(), Format.money(q.getHold()),
+            q.getPreemptedGpus() > 0 ? Format.time(q.getEffectiveMs()) : "-");
+        summary.print(out());
+    }
+
+    public static void main(final String[] args)
+    {
+        GpuxCli.main("quote", args);
+    }
+}

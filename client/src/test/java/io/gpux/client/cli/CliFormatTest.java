@@ -1,0 +1,79 @@
+package io.gpux.client.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine.TypeConversionException;
+
+/** The CLI's parsing and printing helpers: exact numbers, durations, JSON escaping, table alignment. */
+class CliFormatTest
+{
+    @Test
+    void pricesAmountsAndReliabilitiesAreParsedExactly()
+    {
+        assertEquals(25_000L, new Converters.Price().convert("2.5"));
+        assertEquals(1L, new Converters.Price().convert("0.0001"));
+        assertThrows(TypeConversionException.class, () -> new Converters.Price().convert("0"));
+        assertThrows(TypeConversionException.class, () -> new Converters.Price().convert("2.00001"));
+        assertThrows(TypeConversionException.class, () -> new Converters.Price().convert("1e3"));
+        assertEquals(12_345_678L, new Converters.Amount().convert("12.345678"));
+        assertThrows(TypeConversionException.class, () -> new Converters.Amount().convert("-1"));
+        assertEquals(990_000L, new Converters.Reliability().convert("0.99"));
+        assertEquals(1_000_000L, new Converters.Reliability().convert("1"));
+        assertThrows(TypeConversionException.class, () -> new Converters.Reliability().convert("1.000001"));
+    }
+
+    @Test
+    void durationsTakeUnits()
+    {
+        assertEquals(7_200_000L, Converters.durationMs("2h"));
+        assertEquals(5_400_000L, Converters.durationMs("90m"));
+        assertEquals(5_400_000L, Converters.durationMs("1h30m"));
+        assertEquals(3_600_000L, Converters.durationMs("3600000"));
+        assertEquals(500L, Converters.durationMs("500ms"));
+        assertEquals(86_400_000L, Converters.durationMs("1d"));
+        for (final String bad : new String[] {"", "0", "2x", "h", "1h 30m", "-5s", "99999999999999999999"})
+        {
+            assertThrows(TypeConversionException.class, () -> Converters.durationMs(bad), bad);
+        }
+        assertEquals(0L, new Converters.DurationOrZeroMs().convert("0"));
+    }
+
+    @Test
+    void jsonEscapesWhatItMustAndReadsBack()
+    {
+        final String nasty = "a \"quoted\" back\\slash\nnew line\ttab \u0001 and \u2028";
+        final String line = new Json().put("text", nasty).put("n", -42).put("ok", true)
+            .put("list", List.of(new Json().put("price", "2.5000"))).toString();
+        assertEquals(-1, line.indexOf('\n'), "one line");
+        final Map<String, Object> back = MiniJson.object(line);
+        assertEquals(nasty, back.get("text"));
+        assertEquals(-42L, back.get("n"));
+        assertEquals(true, back.get("ok"));
+        assertEquals("2.5000", ((Map<?, ?>)((List<?>)back.get("list")).get(0)).get("price"));
+    }
+
+    @Test
+    void tablesAlignNumbersRightAndTextLeft()
+    {
+        final StringWriter out = new StringWriter();
+        new Table("NAME", "PRICE", "GPUS").row("a", "2.5000", 4).row("long-name", "10.0000", 16).print(new PrintWriter(out, true));
+        assertEquals("NAME         PRICE  GPUS\n"
+            + "a           2.5000     4\n"
+            + "long-name  10.0000    16\n", out.toString());
+    }
+
+    @Test
+    void formatsForPeople()
+    {
+        assertEquals("0.990000", Format.ppm(990_000));
+        assertEquals("1.000000", Format.ppm(1_000_000));
+        assertEquals("1970-01-01 00:00:01.500Z", Format.time(1_500));
+        assertEquals("-", Format.time(0));
+    }
+}

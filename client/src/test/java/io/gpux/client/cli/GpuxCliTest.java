@@ -1,0 +1,512 @@
+package io.gpux.client.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpux.client.GpuxClient;
+import io.gpux.gateway.Exchange;
+import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.MachineHeartbeat;
+import io.gpux.proto.v1.Reason;
+import io.gpux.proto.v1.RegisterMachine;
+import io.gpux.proto.v1.Response;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The picocli commands run in process against a real exchange in process. */
+@DisabledOnOs(OS.WINDOWS)
+class GpuxCliTest
+{
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final Pattern MONEY = Pattern.compile("[0-9]+\\.[0-9]{6}");
+
+    @TempDir
+    static Path dir;
+    static Exchange exchange;
+    static String adminKey;
+
+    /** What one run printed, and its exit status. */
+    record Run(int status, String out, String err)
+    {
+        List<Map<String, Object>> json()
+        {
+            final List<Map<String, Object>> lines = new ArrayList<>();
+            for (final String line : out.split("\n"))
+            {
+                if (!line.isBlank())
+                {
+                    lines.add(MiniJson.object(line));
+                }
+            }
+            return lines;
+        }
+
+        Map<String, Object> last()
+        {
+            final List<Map<String, Object>> lines = json();
+            return lines.get(lines.size() - 1);
+        }
+
+        @Override
+        public String toString()
+        {
+            return "status " + status + "\n--- out\n" + out + "--- err\n" + err;
+        }
+    }
+
+    @BeforeAll
+    static void startExchange() throws Exception
+    {
+        // a generous session heartbeat: the gateway drops a connection that sends nothing for two intervals
+        // before its Login, which a cold client on a busy 2-core machine can miss
+        exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).port(0).heartbeatIntervalMs(5_000)
+            .loginTimeoutMs(10_000).log(line -> { }));
+        final Exchange.Key key = exchange.bootstrapKey();
+        adminKey = Files.writeString(dir.resolve("admin.key"), key.keyId() + ":" + key.secret() + "\n").toString();
+        // machines registered by hand here never heartbeat again: keep them online
+        ok(cli("admin", "config", "--heartbeat-timeout", "0", "--key-file", adminKey));
+    }
+
+    @AfterAll
+    static void stopExchange()
+    {
+        if (exchange != null)
+        {
+            exchange.close();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    @Test
+    void adminCreatesAccountsAndKeysThatWork() throws Exception
+    {
+        Run run = ok(cli("admin", "account", "create", "alice", "--roles", "renter", "--key-file", adminKey));
+        assertTrue(run.out().startsWith("OK admin account create account=alice roles=RENTER account_id="), run.toString());
+
+        final Path keyFile = dir.resolve("alice.key");
+        run = ok(cli("admin", "key", "create", "alice", "--out", keyFile.toString(), "--key-file", adminKey));
+        final String key = Files.readString(keyFile);
+        assertTrue(key.matches("[0-9]+:[0-9a-f]{64}\n"), key);
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(keyFile)));
+        assertFalse(run.out().contains(key.substring(key.indexOf(':') + 1).trim()), "the secret is not printed");
+        assertTrue(run.out().contains("key_id=" + key.substring(0, key.indexOf(':'))), run.toString());
+
+        run = ok(cli("admin", "deposit", "alice", "1000.5", "--key-file", adminKey));
+        assertTrue(run.out().contains("amount=1000.500000"), run.toString());
+        run = ok(cli("leases", "--key-file", keyFile.toString()));
+        assertTrue(run.out().startsWith("account alice  balance 1000.500000  available 1000.500000\n"), run.toString());
+        assertTrue(run.out().contains("no open orders") && run.out().contains("no leases"), run.toString());
+
+        // a key printed instead of written, used from the environment
+        run = ok(cli("admin", "key", "create", "alice", "--json", "--key-file", adminKey));
+        final Map<String, Object> created = run.last();
+        assertEquals("result", created.get("type"));
+        assertEquals(true, created.get("ok"));
+        final String secret = (String)created.get("secret");
+        assertTrue(secret.matches("[0-9a-f]{64}"), secret);
+        final Map<String, String> env = Map.of("GPUX_KEY_ID", created.get("key_id").toString(), "GPUX_SECRET", secret);
+        final Map<String, Object> account = ok(cli(env, "leases", "--json")).json().get(0);
+        assertEquals("account", account.get("type"));
+        assertEquals("alice", account.get("account"));
+        assertEquals("1000.500000", account.get("balance"));
+
+        ok(cli("admin", "key", "revoke", created.get("key_id").toString(), "--key-file", adminKey));
+        run = cli(env, "leases");
+        assertEquals(3, run.status(), run.toString());
+        assertTrue(run.err().contains("AUTHENTICATION_FAILED"), run.toString());
+
+        run = cli("admin", "deposit", "nobody", "5", "--key-file", adminKey);
+        assertEquals(1, run.status(), run.toString());
+        assertTrue(run.out().startsWith("REJECTED admin deposit reason=UNKNOWN_ACCOUNT"), run.toString());
+        run = cli("admin", "deposit", "alice", "5", "--key-file", keyFile.toString());
+        assertEquals(1, run.status(), run.toString());
+        assertTrue(run.out().contains("reason=NOT_AUTHORIZED"), run.toString());
+    }
+
+    @Test
+    void tradesThroughTheCommands() throws Exception
+    {
+        final String owner = account("olga", "OWNER", null);
+        final String renter = account("rita", "RENTER", "100");
+        Run run = ok(cli("admin", "market", "create", "CLI-TEST", "--grace", "1s", "--fee-bps", "100", "--key-file", adminKey));
+        assertTrue(run.out().startsWith("OK admin market create market=CLI-TEST"), run.toString());
+        final Map<String, Object> market = ok(cli("admin", "markets", "--json", "--key-file", adminKey)).json().stream()
+            .filter(m -> "CLI-TEST".equals(m.get("symbol"))).findFirst().orElseThrow();
+        assertEquals(1000L, market.get("grace_ms"));
+        assertEquals(100L, market.get("fee_bps"));
+        assertEquals("0.0001", market.get("tick"));
+        assertTrue(ok(cli("admin", "markets", "--key-file", adminKey)).out().contains("H100-SXM-80G"));
+        final long machine = registerMachine(owner, "m1", "CLI-TEST", 4);
+
+        run = ok(cli("ask", "--machine", "m1", "--gpus", "4", "--price", "2", "--key-file", owner));
+        assertTrue(Pattern.compile("(?m)^#[0-9]+  \\S+ \\S+  ACCEPTED +order=[0-9]+$").matcher(run.out()).find(), run.toString());
+        assertTrue(run.out().contains("OK ask order_id="), run.toString());
+        assertTrue(run.out().contains("machine_id=" + machine), run.toString());
+
+        run = ok(cli("book", "--market", "CLI-TEST", "--key-file", renter));
+        assertTrue(run.out().startsWith("CLI-TEST  (update "), run.toString());
+        assertTrue(Pattern.compile("(?m)^SIDE   PRICE  GPUS\nask   2\\.0000     4$").matcher(run.out()).find(), run.toString());
+
+        run = ok(cli("quote", "--market", "CLI-TEST", "--gpus", "2", "--price", "2.5", "--key-file", renter));
+        assertTrue(run.out().contains("fills from open asks:"), run.toString());
+        assertTrue(Pattern.compile("(?m)^ *" + machine + " +2 +2\\.0000$").matcher(run.out()).find(), run.toString());
+        final Map<String, Object> quote = ok(cli("quote", "--market", "CLI-TEST", "--gpus", "2", "--price", "2.5", "--json",
+            "--key-file", renter)).last();
+        assertEquals("quote", quote.get("type"));
+        assertEquals(2L, quote.get("filled_gpus"));
+        assertEquals(0L, quote.get("resting_gpus"));
+        assertTrue(MONEY.matcher((String)quote.get("hold")).matches(), quote.toString());
+        assertEquals("2.0000", ((Map<?, ?>)((List<?>)quote.get("fills")).get(0)).get("price"));
+
+        run = ok(cli("bid", "--market", "CLI-TEST", "--gpus", "2", "--price", "2.5", "--json", "--key-file", renter));
+        final List<Map<String, Object>> lines = run.json();
+        assertEquals(List.of("ACCEPTED", "FILL", "LEASE_STARTED"),
+            lines.subList(0, 3).stream().map(l -> l.get("kind")).toList(), run.toString());
+        assertEquals("2.0000", lines.get(1).get("price"), "the resting ask's price");
+        assertEquals(2L, lines.get(1).get("gpus"));
+        assertEquals(true, lines.get(2).get("renter"));
+        final Map<String, Object> result = lines.get(3);
+        assertEquals("result", result.get("type"));
+        assertEquals("bid", result.get("command"));
+        assertEquals(true, result.get("ok"));
+        assertEquals(lines.get(0).get("order_id"), result.get("order_id"));
+        assertEquals(lines.get(0).get("command_seq"), result.get("command_seq"));
+
+        run = ok(cli("leases", "--key-file", renter));
+        assertTrue(Pattern.compile("(?m)^ *[0-9]+  renter  CLI-TEST +" + machine + " +2  2\\.0000  ACTIVE ").matcher(run.out()).find(),
+            run.toString());
+        final List<Map<String, Object>> ownerView = ok(cli("leases", "--json", "--key-file", owner)).json();
+        final Map<String, Object> ask = ownerView.stream().filter(l -> "order".equals(l.get("type"))).findFirst().orElseThrow();
+        assertEquals("ASK", ask.get("side"));
+        assertEquals(2L, ask.get("open_gpus"));
+        final Map<String, Object> machineLine = ownerView.stream().filter(l -> "machine".equals(l.get("type"))).findFirst()
+            .orElseThrow();
+        assertEquals("m1", machineLine.get("name"));
+        assertEquals(true, machineLine.get("online"));
+        assertEquals(false, ownerView.stream().filter(l -> "lease".equals(l.get("type"))).findFirst().orElseThrow().get("renter"));
+
+        ok(cli("bid", "--market", "CLI-TEST", "--gpus", "1", "--price", "1.5", "--order-id", "77", "--key-file", renter));
+        final Map<String, Object> book = ok(cli("book", "--market", "CLI-TEST", "--json", "--key-file", owner)).last();
+        assertEquals("1.5000", ((Map<?, ?>)((List<?>)book.get("bids")).get(0)).get("price"));
+        assertEquals(2L, ((Map<?, ?>)((List<?>)book.get("asks")).get(0)).get("gpus"));
+        run = ok(cli("cancel", "--order-id", "77", "--key-file", renter));
+        assertTrue(Pattern.compile("CANCELLED +order=77 reason=USER remaining=1").matcher(run.out()).find(), run.toString());
+        assertTrue(run.out().contains("OK cancel order_id=77"), run.toString());
+        run = cli("cancel", "--order-id", "77", "--key-file", renter);
+        assertEquals(1, run.status(), run.toString());
+        assertTrue(run.out().contains("REJECTED cancel reason=UNKNOWN_ORDER order_id=77"), run.toString());
+
+        ok(cli("bid", "--market", "CLI-TEST", "--gpus", "1", "--price", "1.5", "--order-id", "78", "--key-file", renter));
+        run = ok(cli("cancel", "--all", "--market", "CLI-TEST", "--key-file", renter));
+        assertTrue(run.out().contains("order=78 reason=MASS_CANCEL"), run.toString());
+
+        run = cli("bid", "--market", "CLI-TEST", "--gpus", "4", "--price", "100", "--key-file", renter);
+        assertEquals(1, run.status(), run.toString());
+        assertTrue(run.out().contains("REJECTED bid reason=INSUFFICIENT_FUNDS"), run.toString());
+        run = cli("quote", "--market", "CLI-TEST", "--gpus", "4", "--price", "100", "--key-file", renter);
+        assertEquals(1, run.status(), run.toString());
+        assertTrue(run.out().contains("would be REJECTED INSUFFICIENT_FUNDS"), run.toString());
+        run = cli("book", "--market", "NO-SUCH-MARKET", "--key-file", renter);
+        assertEquals(1, run.status(), run.toString());
+        assertTrue(run.out().contains("reason=UNKNOWN_MARKET"), run.toString());
+
+        // the owner reclaims: the renter's lease gets a notice, then ends after the market's 1 s grace
+        final long askId = (Long)ask.get("order_id");
+        run = ok(cli("cancel", "--order-id", Long.toString(askId), "--reclaim", "--key-file", owner));
+        assertTrue(run.out().contains("reason=OWNER_RECLAIM"), run.toString());
+        final List<Map<String, Object>> history = ok(cli("watch", "--from-seq", "1", "--max-events", "13", "--json",
+            "--key-file", renter)).json().stream().filter(l -> "event".equals(l.get("type"))).toList();
+        assertEquals(List.of("BALANCE", "ACCEPTED", "FILL", "LEASE_STARTED", "ACCEPTED", "CANCELLED", "REJECTED", "ACCEPTED",
+            "CANCELLED", "REJECTED", "PREEMPT_NOTICE", "SETTLED", "LEASE_ENDED"),
+            history.stream().map(l -> l.get("kind")).toList(), history.toString());
+        for (int i = 0; i < history.size(); i++)
+        {
+            assertEquals(i + 1L, history.get(i).get("seq"), "numbered from 1 without gaps");
+        }
+        final Map<String, Object> notice = history.get(10);
+        assertEquals("NOTICE_OWNER_RECLAIM", notice.get("reason"));
+        assertEquals((Long)notice.get("time_ms") + 1000, notice.get("effective_ms"), "the market's grace");
+        final Map<String, Object> ended = history.get(12);
+        assertEquals("OWNER_RECLAIMED", ended.get("reason"));
+        assertEquals(notice.get("effective_ms"), ended.get("time_ms"));
+        assertTrue(MONEY.matcher((String)ended.get("cost")).matches(), ended.toString());
+    }
+
+    @Test
+    void watchAndBookFollowStreamUntilTheirLimit() throws Exception
+    {
+        final String renter = account("wendy", "RENTER", "50");
+        ok(cli("admin", "market", "create", "FOLLOW-TEST", "--key-file", adminKey));
+        final Background book = new Background("book", "--market", "FOLLOW-TEST", "--follow", "--max-events", "1",
+            "--json", "--key-file", renter);
+        final Background watch = new Background("watch", "--max-events", "1", "--key-file", renter);
+        book.awaitOut("\"type\":\"book\"");
+        watch.awaitErr("watching account");
+        ok(cli("bid", "--market", "FOLLOW-TEST", "--gpus", "3", "--price", "0.25", "--key-file", renter));
+
+        final Run followed = ok(book.result());
+        final List<Map<String, Object>> lines = followed.json();
+        assertEquals("book", lines.get(0).get("type"), followed.toString());
+        assertEquals(List.of(), lines.get(0).get("bids"));
+        assertEquals("book_update", lines.get(1).get("type"));
+        assertEquals((Long)lines.get(0).get("update_seq") + 1, lines.get(1).get("update_seq"));
+        final Map<?, ?> level = (Map<?, ?>)((List<?>)lines.get(1).get("bids")).get(0);
+        assertEquals("0.2500", level.get("price"));
+        assertEquals(3L, level.get("gpus"));
+
+        final Run watched = ok(watch.result());
+        assertTrue(watched.out().startsWith("#2  "), watched.toString());
+        assertTrue(watched.out().contains("ACCEPTED"), watched.toString());
+        assertTrue(watched.err().startsWith("watching account wendy (last event #1)"), watched.toString());
+    }
+
+    @Test
+    void agentCommandRunsTheOwnerAgent() throws Exception
+    {
+        final String owner = account("oscar", "OWNER", null);
+        final String renter = account("ron", "RENTER", null);
+        ok(cli("admin", "market", "create", "AGENT-TEST", "--key-file", adminKey));
+        final String smi = fakeNvidiaSmi();
+        final Run run = ok(cli("agent", "--nvidia-smi", smi, "--market", "AGENT-TEST", "--name", "cli-node", "--interval",
+            "100ms", "--reserve", "1.5", "--undercut", "--run-for", "1500ms", "--json", "--key-file", owner));
+        final List<Object> events = run.json().stream().map(l -> l.get("event")).toList();
+        assertEquals(List.of("started", "discovered", "registered", "online", "ask"), events.subList(0, 5), run.toString());
+        assertEquals("stopped", events.get(events.size() - 1));
+        final Map<String, Object> ask = run.json().get(4);
+        assertEquals("1.5000", ask.get("price"));
+        assertEquals(1L, ask.get("gpus"));
+        assertTrue(ok(raw(Map.of(), "agent", "--help")).out().contains("--reclaim-file"));
+
+        final Run refused = cli("agent", "--nvidia-smi", smi, "--market", "AGENT-TEST", "--reserve", "1", "--run-for", "5s",
+            "--key-file", renter);
+        assertEquals(1, refused.status(), refused.toString());
+        assertTrue(refused.err().contains("NOT_AUTHORIZED"), refused.toString());
+    }
+
+    @Test
+    void badInputIsAUsageErrorWithoutAStackTrace() throws Exception
+    {
+        usageError("more than 4 decimal places", "bid", "--market", "M", "--gpus", "1", "--price", "2.55555", "--key-file", adminKey);
+        usageError("'--gpus'", "bid", "--market", "M", "--gpus", "one", "--price", "2", "--key-file", adminKey);
+        usageError("must not be negative", "bid", "--market", "M", "--gpus", "1", "--price", "-1", "--key-file", adminKey);
+        usageError("--gpus must be at least 1", "bid", "--market", "M", "--gpus", "0", "--price", "1", "--key-file", adminKey);
+        usageError("a duration is like", "bid", "--market", "M", "--gpus", "1", "--price", "1", "--max-duration", "2x",
+            "--key-file", adminKey);
+        usageError("a reliability is a decimal from 0 to 1", "bid", "--market", "M", "--gpus", "1", "--price", "1",
+            "--min-reliability", "1.5", "--key-file", adminKey);
+        usageError("time in force is GTC, IOC or FOK", "bid", "--market", "M", "--gpus", "1", "--price", "1", "--tif", "DAY",
+            "--key-file", adminKey);
+        usageError("Unknown option: '--bogus'", "bid", "--market", "M", "--gpus", "1", "--price", "1", "--bogus");
+        usageError("Missing required options: '--gpus=N', '--price=PRICE'", "bid", "--market", "M");
+        usageError("give either --order-id N or --all", "cancel", "--key-file", adminKey);
+        usageError("a role is RENTER, OWNER, MARKET_MAKER or ADMIN", "admin", "account", "create", "x", "--roles", "BOSS");
+        usageError("an amount must be positive", "admin", "deposit", "x", "0", "--key-file", adminKey);
+        usageError("no credentials: give --key-file FILE", "leases");
+        usageError("GPUX_KEY_ID is set but GPUX_SECRET is not", Map.of("GPUX_KEY_ID", "1"), "leases");
+        usageError("the secret must be 64 hex digits", Map.of("GPUX_KEY_ID", "1", "GPUX_SECRET", "abc"), "leases");
+        final Path badKey = Files.writeString(dir.resolve("bad.key"), "not a key\n");
+        usageError("must hold <keyId>:<secret hex>", "leases", "--key-file", badKey.toString());
+        usageError("does not exist", "leases", "--key-file", dir.resolve("missing.key").toString());
+
+        Run run = raw(Map.of(), "admin");
+        assertEquals(2, run.status(), run.toString());
+        assertTrue(run.err().contains("a subcommand is missing"), run.toString());
+        run = raw(Map.of(), "frobnicate");
+        assertEquals(2, run.status(), run.toString());
+
+        // a plain picocli CommandLine, as a test or another program would build it
+        final StringWriter err = new StringWriter();
+        assertEquals(2, new CommandLine(new GpuxCli(Map.of())).setErr(new PrintWriter(err)).execute("leases", "--bogus"));
+        assertTrue(err.toString().contains("Unknown option: '--bogus'"), err.toString());
+    }
+
+    @Test
+    void connectionAndLoginFailuresExitWith3() throws Exception
+    {
+        final int closedPort;
+        try (ServerSocket socket = new ServerSocket(0))
+        {
+            closedPort = socket.getLocalPort();
+        }
+        Run run = raw(Map.of(), "leases", "--port", Integer.toString(closedPort), "--key-file", adminKey);
+        assertEquals(3, run.status(), run.toString());
+        assertTrue(run.err().contains("cannot reach the gateway at 127.0.0.1:" + closedPort + ": "), run.toString());
+        noStackTrace(run);
+
+        run = cli(Map.of("GPUX_KEY_ID", "1", "GPUX_SECRET", "00".repeat(32)), "leases");
+        assertEquals(3, run.status(), run.toString());
+        assertTrue(run.err().contains("login refused: AUTHENTICATION_FAILED"), run.toString());
+        noStackTrace(run);
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    /** Creates an account (comma-separated roles) with a key file and optionally money; returns the key file. */
+    private static String account(final String name, final String roles, final String deposit) throws Exception
+    {
+        ok(cli("admin", "account", "create", name, "--roles", roles, "--key-file", adminKey));
+        final Path keyFile = dir.resolve(name + ".key");
+        ok(cli("admin", "key", "create", name, "--out", keyFile.toString(), "--key-file", adminKey));
+        if (deposit != null)
+        {
+            ok(cli("admin", "deposit", name, deposit, "--key-file", adminKey));
+        }
+        return keyFile.toString();
+    }
+
+    /** Registers a machine and brings it online (what the owner agent does), with the owner's key file. */
+    private static long registerMachine(final String keyFile, final String name, final String market, final int gpus)
+        throws Exception
+    {
+        final String[] key = Files.readString(Path.of(keyFile)).trim().split(":");
+        try (GpuxClient c = new GpuxClient(new GpuxClient.Context().port(exchange.port()).keyId(Long.parseLong(key[0]))
+            .secretHex(key[1])))
+        {
+            c.connect();
+            final Response r = c.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder().setName(name)
+                .setMarket(market).setGpus(gpus)), TIMEOUT);
+            assertEquals(Reason.REASON_OK, r.getReason(), r.toString());
+            assertEquals(Reason.REASON_OK, c.call(Envelope.newBuilder().setMachineHeartbeat(
+                MachineHeartbeat.newBuilder().setMachineId(r.getAssignedId())), TIMEOUT).getReason());
+            return r.getAssignedId();
+        }
+    }
+
+    private String fakeNvidiaSmi() throws IOException
+    {
+        Path fixtures = null;
+        for (Path d = Path.of("").toAbsolutePath(); d != null && fixtures == null; d = d.getParent())
+        {
+            for (final Path candidate : new Path[] {d.resolve("shared/fixtures/gpu-h200"), d.resolve("../shared/fixtures/gpu-h200")})
+            {
+                if (fixtures == null && Files.isDirectory(candidate))
+                {
+                    fixtures = candidate.normalize();
+                }
+            }
+        }
+        assertTrue(fixtures != null, "shared/fixtures/gpu-h200 not found above the working directory");
+        final Path script = dir.resolve("nvidia-smi");
+        Files.writeString(script, "#!/bin/sh\ncase \"$1\" in\n"
+            + "  --query-gpu=timestamp,*) head -n 2 '" + fixtures.resolve("telemetry-load.csv") + "' ;;\n"
+            + "  *) cat '" + fixtures.resolve("query-idle.csv") + "' ;;\nesac\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+        return script.toString();
+    }
+
+    private static void usageError(final String message, final String... args)
+    {
+        usageError(message, Map.of(), args);
+    }
+
+    private static void usageError(final String message, final Map<String, String> env, final String... args)
+    {
+        final Run run = cli(env, args);
+        assertEquals(2, run.status(), Arrays.toString(args) + ": " + run);
+        assertTrue(run.err().contains(message), Arrays.toString(args) + ": " + run);
+        noStackTrace(run);
+    }
+
+    private static void noStackTrace(final Run run)
+    {
+        assertFalse(run.err().contains("\tat ") || run.err().contains("Exception"), run.toString());
+    }
+
+    private static Run ok(final Run run)
+    {
+        assertEquals(0, run.status(), run.toString());
+        return run;
+    }
+
+    /** A streaming command run on a thread of its own, its output readable while it runs. */
+    static final class Background
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final CompletableFuture<Integer> status = new CompletableFuture<>();
+
+        Background(final String... args)
+        {
+            final String[] all = Arrays.copyOf(args, args.length + 2);
+            all[args.length] = "--port";
+            all[args.length + 1] = Integer.toString(exchange.port());
+            final Thread t = new Thread(() -> status.complete(GpuxCli.commandLine(new GpuxCli(Map.of()))
+                .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(all)), "cli-" + args[0]);
+            t.setDaemon(true);
+            t.start();
+        }
+
+        void awaitOut(final String text) throws Exception
+        {
+            await(out, text);
+        }
+
+        void awaitErr(final String text) throws Exception
+        {
+            await(err, text);
+        }
+
+        private void await(final StringWriter w, final String text) throws Exception
+        {
+            final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (!w.toString().contains(text))
+            {
+                if (System.nanoTime() > deadline || status.isDone())
+                {
+                    throw new AssertionError("no '" + text + "' from the command: " + out + err);
+                }
+                Thread.sleep(10);
+            }
+        }
+
+        Run result() throws Exception
+        {
+            return new Run(status.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), out.toString(), err.toString());
+        }
+    }
+
+    /** Runs {@code gpux ARGS --port <the exchange's port>} with no environment. */
+    static Run cli(final String... args)
+    {
+        return cli(Map.of(), args);
+    }
+
+    static Run cli(final Map<String, String> env, final String... args)
+    {
+        final String[] all = Arrays.copyOf(args, args.length + 2);
+        all[args.length] = "--port";
+        all[args.length + 1] = Integer.toString(exchange.port());
+        return raw(env, all);
+    }
+
+    static Run raw(final Map<String, String> env, final String... args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int status = GpuxCli.commandLine(new GpuxCli(env))
+            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
+        return new Run(status, out.toString(), err.toString());
+    }
+}
