@@ -7,6 +7,7 @@ import io.gpux.engine.command.Roles;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.RejectReason;
 import io.gpux.engine.funds.Account;
+import io.gpux.engine.funds.Money;
 import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
 
@@ -19,6 +20,11 @@ import java.util.Arrays;
 final class Admin
 {
     private static final int MAX_FEE_BPS = 500;
+    /** Bounds that keep every time and amount far from overflow (market-rules.md, 13, "Limits on amounts"). */
+    static final long MAX_GRACE_MS = 7L * 86_400_000L;
+    static final long MAX_PREPAY_MS = 366L * 86_400_000L;
+    static final long MAX_GPUS_PER_ORDER = Integer.MAX_VALUE;
+    static final long MAX_HEARTBEAT_MS = 30L * 86_400_000L;
 
     private final MatchingEngine engine;
 
@@ -40,8 +46,10 @@ final class Admin
         final long prepay = cmd.prepayMs == Command.ABSENT ? Market.DEFAULT_PREPAY_MS : cmd.prepayMs;
         final long maxGpus = cmd.maxGpusPerOrder == Command.ABSENT ? Market.DEFAULT_MAX_GPUS_PER_ORDER : cmd.maxGpusPerOrder;
         final long minIncrement = cmd.minIncrement == Command.ABSENT ? tick : cmd.minIncrement;
-        final boolean valid = Market.validSymbol(cmd.name) && tick > 0 && grace >= 0 && fee >= 0 && fee <= MAX_FEE_BPS &&
-            prepay > 0 && maxGpus >= 1 && maxGpus <= Integer.MAX_VALUE && minIncrement > 0 && minIncrement % tick == 0;
+        final boolean valid = Market.validSymbol(cmd.name) && tick > 0 && tick <= Money.MAX_PRICE_TICKS &&
+            grace >= 0 && grace <= MAX_GRACE_MS && fee >= 0 && fee <= MAX_FEE_BPS &&
+            prepay > 0 && prepay <= MAX_PREPAY_MS && maxGpus >= 1 && maxGpus <= MAX_GPUS_PER_ORDER &&
+            minIncrement > 0 && minIncrement <= Money.MAX_PRICE_TICKS && minIncrement % tick == 0;
         if (!valid)
         {
             engine.out.rejected(cmd, RejectReason.INVALID_PARAMETER);
@@ -60,8 +68,9 @@ final class Admin
 
     void config(final Command cmd)
     {
-        final boolean valid = (cmd.heartbeatIntervalMs == Command.ABSENT || cmd.heartbeatIntervalMs > 0) &&
-            (cmd.heartbeatTimeoutMs == Command.ABSENT || cmd.heartbeatTimeoutMs >= 0);
+        final boolean valid =
+            (cmd.heartbeatIntervalMs == Command.ABSENT || cmd.heartbeatIntervalMs > 0 && cmd.heartbeatIntervalMs <= MAX_HEARTBEAT_MS) &&
+            (cmd.heartbeatTimeoutMs == Command.ABSENT || cmd.heartbeatTimeoutMs >= 0 && cmd.heartbeatTimeoutMs <= MAX_HEARTBEAT_MS);
         if (!valid)
         {
             engine.out.rejected(cmd, RejectReason.INVALID_PARAMETER);
@@ -114,12 +123,12 @@ final class Admin
             engine.out.rejected(cmd, RejectReason.UNKNOWN_ACCOUNT);
             return;
         }
-        if (cmd.amount == Command.ABSENT || cmd.amount <= 0)
+        if (cmd.amount == Command.ABSENT || cmd.amount <= 0 || cmd.amount > Money.MAX_TOTAL_MONEY - engine.totalMoney())
         {
             engine.out.rejected(cmd, RejectReason.INVALID_PARAMETER);
             return;
         }
-        account.balance = Math.addExact(account.balance, cmd.amount);
+        account.balance += cmd.amount;
         engine.out.balance(account.id, account.balance, account.available());
     }
 

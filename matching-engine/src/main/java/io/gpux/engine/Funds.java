@@ -69,8 +69,7 @@ final class Funds
         {
             return;
         }
-        final long charge = Money.cost(lease.gpus, lease.price, elapsedMs) -
-            Money.cost(lease.gpus, lease.price, lease.settledMs);
+        final long charge = Money.costBetween(lease.gpus, lease.price, lease.settledMs, elapsedMs);
         final int period = (int)(lease.settledMs / lease.market.prepayMs) + 1;
         final long fee = Money.fee(charge, lease.market.feeBps);
         final Account renter = lease.renter;
@@ -101,7 +100,7 @@ final class Funds
         {
             horizon = lease.maxDurationMs;
         }
-        final long target = Money.cost(lease.gpus, lease.price, horizon) - Money.cost(lease.gpus, lease.price, settled);
+        final long target = Money.costBetween(lease.gpus, lease.price, settled, horizon);
         final long increase = target - lease.hold;
         if (increase <= 0)
         {

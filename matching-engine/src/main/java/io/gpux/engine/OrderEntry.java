@@ -8,6 +8,7 @@ import io.gpux.engine.event.CancelReason;
 import io.gpux.engine.event.NoticeReason;
 import io.gpux.engine.event.RejectReason;
 import io.gpux.engine.funds.Account;
+import io.gpux.engine.funds.Money;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
@@ -88,6 +89,9 @@ final class OrderEntry
         return bid;
     }
 
+    /** The longest maxDurationMs: ten years (market-rules.md, 13, "Limits on amounts"). */
+    static final long MAX_DURATION_MS = 3_653L * 86_400_000L;
+
     RejectReason checkBid(final Command cmd)
     {
         final Account account = engine.accounts.get(cmd.accountId);
@@ -124,7 +128,7 @@ final class OrderEntry
         {
             return RejectReason.INVALID_PARAMETER;
         }
-        if (cmd.maxDurationMs != Command.ABSENT && cmd.maxDurationMs <= 0)
+        if (cmd.maxDurationMs != Command.ABSENT && (cmd.maxDurationMs <= 0 || cmd.maxDurationMs > MAX_DURATION_MS))
         {
             return RejectReason.INVALID_PARAMETER;
         }
@@ -133,7 +137,7 @@ final class OrderEntry
 
     private static boolean validPrice(final Market market, final long price)
     {
-        return price > 0 && price % market.tick == 0;
+        return price > 0 && price <= Money.MAX_PRICE_TICKS && price % market.tick == 0;
     }
 
     private static boolean validQuantity(final Market market, final int gpus)

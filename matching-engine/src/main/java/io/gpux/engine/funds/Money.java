@@ -12,13 +12,21 @@ public final class Money
     public static final long MS_PER_HOUR = 3_600_000L;
     /** micro-units per price tick per GPU-hour: 0.0001 currency = 100 micro-units. */
     public static final long MICROS_PER_TICK = MONEY_SCALE / PRICE_SCALE;
+    /** The highest price an order may have: 100,000,000.0000 per GPU-hour (market-rules.md, section 13, "Limits on amounts"). */
+    public static final long MAX_PRICE_TICKS = 1_000_000_000_000L;
+    /**
+     * The most money the exchange holds in all (2^61 micro-units, about 2.3 trillion): deposits beyond it
+     * are refused, so that no balance, hold or lease cost can overflow a long (market-rules.md, section 13, "Limits on amounts").
+     */
+    public static final long MAX_TOTAL_MONEY = 1L << 61;
 
     private Money()
     {
     }
 
     /**
-     * {@code floor(gpus * priceTicks * 100 * elapsedMs / 3_600_000)} micro-units.
+     * {@code floor(gpus * priceTicks * 100 * elapsedMs / 3_600_000)} micro-units, or Long.MAX_VALUE if
+     * that does not fit a long.
      */
     public static long cost(final int gpus, final long priceTicks, final long elapsedMs)
     {
@@ -26,8 +34,101 @@ public final class Money
         {
             return 0;
         }
-        final long rate = Math.multiplyExact(Math.multiplyExact((long)gpus, priceTicks), MICROS_PER_TICK);
-        return mulDivFloor(rate, elapsedMs, MS_PER_HOUR);
+        try
+        {
+            final long rate = Math.multiplyExact(Math.multiplyExact((long)gpus, priceTicks), MICROS_PER_TICK);
+            return mulDivFloor(rate, elapsedMs, MS_PER_HOUR);
+        }
+        catch (final ArithmeticException ex)
+        {
+            // only a hold no account could cover: it saturates and the order is refused for funds. Costs
+            // actually charged are bounded by the money in the exchange (MAX_TOTAL_MONEY) and never get here.
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * {@code cost(toMs) - cost(fromMs)} for {@code 0 <= fromMs <= toMs}: what a lease owes for its life
+     * between the two, exact however long it has run (both costs are taken in 128 bits; only their
+     * difference, at most one period's cost, needs to fit a long). Long.MAX_VALUE if even that does not.
+     */
+    public static long costBetween(final int gpus, final long priceTicks, final long fromMs, final long toMs)
+    {
+        if (toMs <= 0 || gpus <= 0 || priceTicks <= 0 || toMs <= fromMs)
+        {
+            return 0;
+        }
+        final long rate;
+        try
+        {
+            rate = Math.multiplyExact(Math.multiplyExact((long)gpus, priceTicks), MICROS_PER_TICK);
+        }
+        catch (final ArithmeticException ex)
+        {
+            return Long.MAX_VALUE;
+        }
+        // cost(to) - cost(from) = floor((R*from + R*d) / H) - floor(R*from / H) = floor((r + R*d) / H),
+        // with r = (R*from) mod H and d = to - from: no 128-bit quotient of the whole life is needed.
+        final long from = Math.max(0, fromMs);
+        final long r = remainder128(Math.multiplyHigh(rate, from), rate * from, MS_PER_HOUR);
+        final long d = toMs - from;
+        final long bLo = rate * d;
+        final long lo = bLo + r;
+        final long hi = Math.multiplyHigh(rate, d) + (Long.compareUnsigned(lo, bLo) < 0 ? 1 : 0);
+        try
+        {
+            return divide128(hi, lo, MS_PER_HOUR);
+        }
+        catch (final ArithmeticException ex)
+        {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** The unsigned 128-bit (hi, lo) modulo 0 < c < 2^32. */
+    private static long remainder128(final long hi, final long lo, final long c)
+    {
+        long rem = 0;
+        for (int i = 0; i < 4; i++)
+        {
+            rem = Long.remainderUnsigned((rem << 32) | word(hi, lo, i), c);
+        }
+        return rem;
+    }
+
+    /** The unsigned 128-bit (hi, lo) divided by 0 < c < 2^32, rounded down; throws if it does not fit a long. */
+    private static long divide128(final long hi, final long lo, final long c)
+    {
+        long rem = 0;
+        long q = 0;
+        for (int i = 0; i < 4; i++)
+        {
+            final long cur = (rem << 32) | word(hi, lo, i);
+            final long d = Long.divideUnsigned(cur, c);
+            rem = Long.remainderUnsigned(cur, c);
+            if (i < 2 && d != 0)
+            {
+                throw new ArithmeticException("money overflow");
+            }
+            q = (q << 32) | d;
+        }
+        if (q < 0)
+        {
+            throw new ArithmeticException("money overflow");
+        }
+        return q;
+    }
+
+    /** The i-th 32-bit word of (hi, lo), most significant first. */
+    private static long word(final long hi, final long lo, final int i)
+    {
+        return switch (i)
+        {
+            case 0 -> hi >>> 32;
+            case 1 -> hi & 0xFFFF_FFFFL;
+            case 2 -> lo >>> 32;
+            default -> lo & 0xFFFF_FFFFL;
+        };
     }
 
     /** The exchange fee on a charge: {@code floor(charge * feeBps / 10_000)}. */
