@@ -9,6 +9,7 @@ import io.gpux.engine.pipeline.CommandSlot;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.egress.Frames;
 import io.gpux.gateway.session.RateLimiter;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.CreateAccount;
@@ -26,7 +27,6 @@ import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.SessionError;
 import io.gpux.proto.v1.SessionErrorCode;
 import com.lmax.disruptor.EventTranslatorOneArg;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
@@ -107,6 +107,12 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         {
             return;
         }
+        if (!ctx.channel().isWritable())
+        {
+            // the peer does not read what it is sent: answering it would only queue more, without bound
+            fail(ctx, SessionErrorCode.SLOW_CONSUMER, "the connection's outbound buffer passed its high-water mark");
+            return;
+        }
         final Envelope env = (Envelope)msg;
         if (session == null)
         {
@@ -143,8 +149,9 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
                     fail(ctx, SessionErrorCode.HEARTBEAT_TIMEOUT, "nothing received for two heartbeat intervals");
                 }
             }
-            else if (idle.state() == IdleState.WRITER_IDLE && session != null)
+            else if (idle.state() == IdleState.WRITER_IDLE && session != null && !closing && ctx.channel().isWritable())
             {
+                // none to a connection being closed (its SessionError is its last frame) or not reading (it would only queue)
                 ctx.writeAndFlush(Envelope.newBuilder().setHeartbeat(
                     io.gpux.proto.v1.Heartbeat.newBuilder().setTimeMs(exchange.clock.time())).build(), ctx.voidPromise());
             }
@@ -182,9 +189,8 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             return;
         }
         closing = true;
-        ctx.writeAndFlush(Envelope.newBuilder().setSessionError(
-            SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build())
-            .addListener(ChannelFutureListener.CLOSE);
+        Frames.writeLastAndClose(ctx.channel(), Envelope.newBuilder().setSessionError(
+            SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build());
     }
 
     // ---- login
@@ -207,8 +213,15 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         session = new Session(exchange.nextSessionId(), ctx.channel(), account.id(), account.name(), account.roles(),
             login.getCancelOnDisconnect());
         limiter = new RateLimiter(exchange.ctx.ratePerSecond(), exchange.ctx.rateBurst(), System.nanoTime());
-        exchange.egress.put(new Egress.Attach(session, login.hasLastSeq() ? login.getLastSeq() : -1,
-            exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes()));
+        final Egress.Attach attach = new Egress.Attach(session, login.hasLastSeq() ? login.getLastSeq() : -1,
+            exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes(), 0);
+        // Attach behind every command already published (a previous session's last orders may still be in
+        // the ring): LoginAccepted.last_seq and the resend then include their events, so a client that
+        // re-sends what the lost connection left unanswered never places an order twice. Ring full: at once.
+        if (!exchange.pipeline.tryPublishQuery(engine -> exchange.egress.put(attach.after(engine.eventSequence()))))
+        {
+            exchange.egress.put(attach);
+        }
     }
 
     // ---- requests

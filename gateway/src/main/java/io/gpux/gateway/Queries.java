@@ -161,7 +161,7 @@ final class Queries
                     p.addMachines(m);
                 }
             }
-            answer(s, Envelope.newBuilder().setRequestId(rid).setPortfolio(p));
+            egress.put(new Egress.PortfolioAnswer(s, rid, p, engine.eventSequence()));
         };
     }
 

@@ -14,27 +14,52 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
-/** A blocking test connection that speaks raw frames, to drive the gateway byte by byte. */
+/**
+ * A blocking test connection that speaks raw frames, to drive the gateway byte by byte. Writes are
+ * synchronized, so that {@link #startHeartbeats} can keep a connection alive from another thread
+ * while the test thread sends requests, or does not read at all.
+ */
 final class RawConnection implements AutoCloseable
 {
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final ScheduledExecutorService HEARTBEATS = Executors.newSingleThreadScheduledExecutor(r ->
+    {
+        final Thread t = new Thread(r, "raw-connection-heartbeats");
+        t.setDaemon(true);
+        return t;
+    });
     final Socket socket;
     private final DataOutputStream out;
     private final DataInputStream in;
     private long nextRequestId = 1;
+    private ScheduledFuture<?> heartbeats;
 
     RawConnection(final int port) throws IOException
     {
+        this(port, 0);
+    }
+
+    /** A connection whose socket receive buffer is set before connecting (0: the system's default). */
+    RawConnection(final int port, final int receiveBufferBytes) throws IOException
+    {
         socket = new Socket();
+        if (receiveBufferBytes > 0)
+        {
+            socket.setReceiveBufferSize(receiveBufferBytes);
+        }
         socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(5000);
-        out = new DataOutputStream(socket.getOutputStream());
-        in = new DataInputStream(socket.getInputStream());
+        out = new DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream(), 64 * 1024));
+        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 64 * 1024));
     }
 
-    void send(final Envelope env) throws IOException
+    synchronized void send(final Envelope env) throws IOException
     {
         final byte[] bytes = env.toByteArray();
         out.writeInt(bytes.length);
@@ -43,17 +68,63 @@ final class RawConnection implements AutoCloseable
     }
 
     /** Sends a request with the next request id; returns the id. */
-    long request(final Envelope.Builder env) throws IOException
+    synchronized long request(final Envelope.Builder env) throws IOException
     {
         final long id = nextRequestId++;
         send(env.setRequestId(id).build());
         return id;
     }
 
-    void sendRaw(final byte[] bytes) throws IOException
+    /** Frames many requests (numbered from the next request id) and sends them in one write; returns the first id. */
+    synchronized long requests(final java.util.List<Envelope.Builder> envs) throws IOException
+    {
+        final long first = nextRequestId;
+        for (final Envelope.Builder env : envs)
+        {
+            final byte[] bytes = env.setRequestId(nextRequestId++).build().toByteArray();
+            out.writeInt(bytes.length);
+            out.write(bytes);
+        }
+        out.flush();
+        return first;
+    }
+
+    synchronized void sendRaw(final byte[] bytes) throws IOException
     {
         out.write(bytes);
         out.flush();
+    }
+
+    /**
+     * Sends a Heartbeat every {@code intervalMs} from a background thread until closed, so that the
+     * server does not time the connection out while the test is busy elsewhere (or not reading).
+     */
+    void startHeartbeats(final long intervalMs)
+    {
+        heartbeats = HEARTBEATS.scheduleAtFixedRate(() ->
+        {
+            try
+            {
+                send(Envelope.newBuilder().setHeartbeat(io.gpux.proto.v1.Heartbeat.getDefaultInstance()).build());
+            }
+            catch (final IOException ex)
+            {
+                heartbeats.cancel(false);
+            }
+        }, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    void stopHeartbeats()
+    {
+        if (heartbeats != null)
+        {
+            heartbeats.cancel(false);
+        }
+    }
+
+    int localPort()
+    {
+        return socket.getLocalPort();
     }
 
     /** The next frame, or null when the server closed the connection. */
@@ -155,6 +226,7 @@ final class RawConnection implements AutoCloseable
     @Override
     public void close() throws IOException
     {
+        stopHeartbeats();
         socket.close();
     }
 }

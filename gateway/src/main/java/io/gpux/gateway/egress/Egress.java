@@ -11,6 +11,7 @@ import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.LoginAccepted;
+import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.ResendComplete;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.Role;
@@ -18,7 +19,6 @@ import io.gpux.proto.v1.SessionError;
 import io.gpux.proto.v1.SessionErrorCode;
 import io.gpux.proto.v1.Trade;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFutureListener;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
@@ -56,18 +56,41 @@ public final class Egress implements Agent
     {
     }
 
-    /** A session logged in: send LoginAccepted, resend after lastSeq (-1: none), then go live. */
-    public record Attach(Session session, long lastSeq, int heartbeatIntervalMs, int maxFrameBytes) implements Message
+    /**
+     * A session logged in: send LoginAccepted, resend after lastSeq (-1: none), then go live; not before
+     * the events up to {@code afterEventSeq} have been tailed (messages behind it wait too).
+     */
+    public record Attach(Session session, long lastSeq, int heartbeatIntervalMs, int maxFrameBytes, long afterEventSeq)
+        implements Message
     {
+        public Attach after(final long eventSeq)
+        {
+            return new Attach(session, lastSeq, heartbeatIntervalMs, maxFrameBytes, eventSeq);
+        }
     }
 
     public record Detach(Session session) implements Message
     {
     }
 
+    /** A message to act on only once the events up to {@link #lastEventSeq()} have been sent. */
+    public sealed interface Deferred extends Message
+    {
+        long lastEventSeq();
+    }
+
     /** A command's events are out (once the tail reaches lastEventSeq): answer its request. */
     public record Completion(long correlation, long commandSeq, long lastEventSeq, RejectReason reject)
-        implements Message
+        implements Deferred
+    {
+    }
+
+    /**
+     * A portfolio read at engine event lastEventSeq: sent once the account's events up to there are
+     * out, with the account's event number at that point, so that it and the event stream agree.
+     */
+    public record PortfolioAnswer(Session session, long requestId, Portfolio.Builder portfolio, long lastEventSeq)
+        implements Deferred
     {
     }
 
@@ -115,7 +138,7 @@ public final class Egress implements Agent
     private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> accountSessions = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
-    private final ArrayDeque<Completion> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Deferred> waiting = new ArrayDeque<>();
     private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
     private final ArrayList<Session> touched = new ArrayList<>();
     private volatile boolean caughtUp;
@@ -183,18 +206,36 @@ public final class Egress implements Agent
     public int doWork()
     {
         int work = 0;
-        work += inbox.drain(this::onMessage, 1024);
         work += tail(TAIL_BATCH);
+        work += drainInbox(1024);
         work += releaseCompletions();
         flush();
         return work;
     }
 
+    /** Handles queued messages in order, stopping at an Attach whose events are not all tailed yet. */
+    private int drainInbox(final int limit)
+    {
+        int n = 0;
+        Message m;
+        while (n < limit && (m = inbox.peek()) != null)
+        {
+            if (m instanceof Attach a && a.afterEventSeq() > tailedEventSeq)
+            {
+                break;
+            }
+            inbox.poll();
+            onMessage(m);
+            n++;
+        }
+        return n;
+    }
+
     private void onMessage(final Message m)
     {
-        if (m instanceof Completion c)
+        if (m instanceof Deferred d)
         {
-            waiting.addLast(c);
+            waiting.addLast(d);
         }
         else if (m instanceof MarketUpdate u)
         {
@@ -313,7 +354,16 @@ public final class Egress implements Agent
         int n = 0;
         while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq)
         {
-            complete(waiting.removeFirst());
+            final Deferred d = waiting.removeFirst();
+            if (d instanceof Completion c)
+            {
+                complete(c);
+            }
+            else if (d instanceof PortfolioAnswer p && sessions.containsKey(p.session().id))
+            {
+                p.portfolio().setLastSeq(accountSeq.get(p.session().accountId));
+                send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(p.portfolio()).build());
+            }
             n++;
         }
         return n;
@@ -338,6 +388,10 @@ public final class Egress implements Agent
     private void attach(final Attach a)
     {
         final Session s = a.session();
+        if (s.closed)
+        {
+            return;
+        }
         sessions.put(s.id, s);
         accountSessions.computeIfAbsent(s.accountId, k -> new ArrayList<>()).add(s);
         final long last = accountSeq.get(s.accountId);
@@ -557,7 +611,7 @@ public final class Egress implements Agent
         final ByteBuf buf = s.channel.alloc().directBuffer(256);
         Frames.write(Envelope.newBuilder().setSessionError(
             SessionError.newBuilder().setCode(code).setMessage(message)).build(), buf);
-        s.channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
+        Frames.writeLastAndClose(s.channel, buf);
         detach(s);
     }
 

@@ -24,12 +24,13 @@ public final class RateLimiter
     /** Takes a token if there is one. */
     public boolean tryAcquire(final long nowNanos)
     {
-        if (emptyAt < nowNanos - burstNanos)
+        // differences, not comparisons, of nanoTime values: they may wrap (System.nanoTime's contract)
+        if (emptyAt - (nowNanos - burstNanos) < 0)
         {
             emptyAt = nowNanos - burstNanos;
         }
         final long next = emptyAt + nanosPerToken;
-        if (next > nowNanos)
+        if (next - nowNanos > 0)
         {
             return false;
         }
