@@ -37,6 +37,9 @@ final class ClientInitializer extends ChannelInitializer<SocketChannel>
     private static final LengthFieldPrepender LENGTH_PREPENDER = new LengthFieldPrepender(LENGTH_FIELD_BYTES);
 
     private final ClientConductor conductor;
+    /** Largest frame accepted from the server (docs/protocol.md, "Framing"). */
+    static final int MAX_INBOUND_FRAME_BYTES = 16 * 1024 * 1024;
+
     private final int maxFrameBytes;
     private final long loginTimeoutMs;
 
@@ -51,9 +54,11 @@ final class ClientInitializer extends ChannelInitializer<SocketChannel>
     protected void initChannel(final SocketChannel channel)
     {
         final ChannelPipeline pipeline = channel.pipeline();
-        // maxFrameLength counts the length field itself: an Envelope of maxFrameBytes is accepted
+        // The server's answers may be bigger than what it accepts (a Portfolio of a large account):
+        // inbound frames are limited to MAX_INBOUND_FRAME_BYTES, outbound ones to maxFrameBytes.
         pipeline.addLast(FRAME_DECODER, new LengthFieldBasedFrameDecoder(
-            maxFrameBytes + LENGTH_FIELD_BYTES, 0, LENGTH_FIELD_BYTES, 0, LENGTH_FIELD_BYTES));
+            Math.max(maxFrameBytes, MAX_INBOUND_FRAME_BYTES) + LENGTH_FIELD_BYTES, 0, LENGTH_FIELD_BYTES, 0,
+            LENGTH_FIELD_BYTES));
         pipeline.addLast(PROTOBUF_DECODER, ENVELOPE_DECODER);
         pipeline.addLast(FRAME_ENCODER, LENGTH_PREPENDER);
         pipeline.addLast(PROTOBUF_ENCODER, ENVELOPE_ENCODER);
