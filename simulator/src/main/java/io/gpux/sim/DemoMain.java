@@ -1,0 +1,76 @@
+package io.gpux.sim;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./gpux demo}: the market simulator against a real exchange, through the real gateway. */
+@Command(name = "gpux demo", mixinStandardHelpOptions = true,
+    description = {"Starts an exchange (a child JVM: temporary data directory, loopback, ephemeral port, its clock running "
+        + "1440 times fast: a market day in a minute), runs a market of a few hundred owners, renters and market-makers on it "
+        + "through the client library, then prints a summary and writes a report (HTML with charts, JSON)."})
+public final class DemoMain implements Callable<Integer>
+{
+    @Option(names = "--duration", description = "wall seconds of market (default ${DEFAULT-VALUE})")
+    double duration = 60;
+
+    @Option(names = "--seed", description = "random seed of the agents' decisions (default ${DEFAULT-VALUE})")
+    long seed = 42;
+
+    @Option(names = "--agents", description = "owners + market-makers + renters (default ${DEFAULT-VALUE})")
+    int agents = 300;
+
+    @Option(names = "--out", description = "report directory (default ./target/demo-<time> if ./target exists, else a temporary directory)")
+    Path out;
+
+    @Option(names = "--kill-exchange", description = "SIGKILL the exchange halfway, restart it on the same journals; the market carries on")
+    boolean killExchange;
+
+    @Option(names = "--clock-scale", description = "market time per wall time (default ${DEFAULT-VALUE}: a day in a minute)")
+    long scale = DemoRun.DEFAULT_SCALE;
+
+    @Option(names = "--load", description = "demand as a multiple of the fleet's GPUs (default ${DEFAULT-VALUE})")
+    double load = DemoRun.DEFAULT_LOAD;
+
+    @Option(names = "--failure-accel", description = "machines fail this many times more often than their annual rate "
+        + "(default ${DEFAULT-VALUE})")
+    double failureAccel = DemoRun.DEFAULT_FAILURE_ACCEL;
+
+    @Option(names = "--reclaims-per-day", description = "owner reclaims per machine per market day (default ${DEFAULT-VALUE})")
+    double reclaimsPerDay = DemoRun.DEFAULT_RECLAIMS_PER_DAY;
+
+    @Option(names = "--keep-data", description = "keep the exchange's temporary data directory (journals) after the run")
+    boolean keepData;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        if (duration <= 0 || agents < 3 || scale < 1)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                "--duration must be positive, --agents at least 3, --clock-scale at least 1");
+        }
+        final Path dir = out != null ? out
+            : Files.isDirectory(Path.of("target")) ? Path.of("target", "demo-" + DemoRun.timestamp())
+            : Files.createTempDirectory("gpux-demo-report-");
+        final RunOutcome outcome = DemoRun.run(new DemoRun.Options(seed, agents, duration, killExchange, dir, scale, load,
+            failureAccel, reclaimsPerDay, keepData), System.err);
+        System.out.print(outcome.summary());
+        System.out.flush();
+        return outcome.ok() ? 0 : 1;
+    }
+
+    /** Runs the command and returns its exit status (tests call this; {@link #main} exits with it). */
+    public static int execute(final String... args)
+    {
+        return new CommandLine(new DemoMain()).execute(args);
+    }
+
+    public static void main(final String[] args)
+    {
+        System.exit(execute(args));
+    }
+}

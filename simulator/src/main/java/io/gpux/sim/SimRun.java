@@ -1,0 +1,182 @@
+package io.gpux.sim;
+
+import io.gpux.sim.agent.Agent;
+import io.gpux.sim.agent.AgentParameters;
+import io.gpux.sim.agent.Catalogue;
+import io.gpux.sim.agent.GpuClass;
+import io.gpux.sim.agent.Population;
+import io.gpux.sim.market.MarketRules;
+import io.gpux.sim.market.SimulatedExchange;
+import io.gpux.sim.report.AgentRecords;
+import io.gpux.sim.report.Analysis;
+import io.gpux.sim.report.Invariants;
+import io.gpux.sim.report.Json;
+import io.gpux.sim.report.LeaseRecord;
+import io.gpux.sim.report.Report;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code ./gpux sim}: the same agents as the demo, in one thread, against the matching engine driven
+ * by a simulated clock ({@link SimulatedExchange}): no network, no waiting, a week of market in
+ * minutes. Same seed, same report numbers (the {@code wall} section aside).
+ */
+public final class SimRun
+{
+    /** Market time at which runs open: Monday 2 June 2025, 00:00 UTC. */
+    public static final long MARKET_EPOCH_MS = 1_748_822_400_000L;
+
+    /**
+     * @param seed           the run's seed.
+     * @param agents         owners + market-makers + renters.
+     * @param days           market days to run.
+     * @param failureAccel   machine failure acceleration.
+     * @param reclaimsPerDay owner reclaims per machine per day.
+     * @param load           demand as a multiple of the fleet.
+     * @param out            the report directory.
+     */
+    public record Options(long seed, int agents, double days, double failureAccel, double reclaimsPerDay, double load, Path out)
+    {
+    }
+
+    private SimRun()
+    {
+    }
+
+    public static RunOutcome run(final Options o, final PrintStream progressOut) throws IOException
+    {
+        final long wallStart = System.nanoTime();
+        final MarketRules rules = MarketRules.DEFAULT;
+        final long open = MARKET_EPOCH_MS;
+        final long close = open + (long)(o.days() * AgentParameters.DAY);
+        final Population population = Population.build(o.seed(), o.agents(), rules, open, o.days() * 24, o.failureAccel(),
+            o.reclaimsPerDay(), o.load());
+        final List<String> symbols = new ArrayList<>();
+        for (final GpuClass c : Catalogue.CLASSES)
+        {
+            symbols.add(c.symbol());
+        }
+        final SimulatedExchange exchange = new SimulatedExchange(open, rules, symbols);
+        final List<SimulatedExchange.SimulatedAccess> accesses = new ArrayList<>();
+        for (final Agent agent : population.everyone())
+        {
+            final SimulatedExchange.SimulatedAccess access = exchange.createAccount(agent.name(), Population.rolesOf(agent),
+                Population.depositOf(agent));
+            agent.attach(access);
+            accesses.add(access);
+        }
+        exchange.startTicker();
+        for (final Agent agent : population.everyone())
+        {
+            agent.start();
+        }
+        final Progress progress = progressOut == null ? null : new Progress(progressOut, population.live);
+        for (long t = open; t < close; )
+        {
+            t = Math.min(close, t + AgentParameters.HOUR);
+            exchange.runUntil(t);
+            if (progress != null)
+            {
+                progress.show((t - open) / (double)(close - open), t, "");
+            }
+        }
+        if (progress != null)
+        {
+            progress.done();
+        }
+        for (final Agent agent : population.everyone())
+        {
+            agent.stop();
+        }
+        exchange.runUntil(close + 2 * AgentParameters.HOUR);
+        for (final Agent agent : population.everyone())
+        {
+            agent.halt();
+        }
+        exchange.runUntil(close + 3 * AgentParameters.HOUR);
+        final double wallSeconds = (System.nanoTime() - wallStart) / 1e9;
+
+        final List<AgentRecords> records = new ArrayList<>();
+        for (final Agent agent : population.everyone())
+        {
+            records.add(agent.records());
+        }
+        final Analysis analysis = new Analysis(records, open, close);
+        final Map<String, Object> checks = Invariants.fromRecords(records, analysis);
+        long fees = 0;
+        long openLeases = 0;
+        for (final AgentRecords r : records)
+        {
+            for (final LeaseRecord l : r.ownerLeases.values())
+            {
+                fees += l.feeMicros;
+                openLeases += l.started() && l.endMs < 0 ? 1 : 0;
+            }
+        }
+        long balances = 0;
+        for (final SimulatedExchange.SimulatedAccess a : accesses)
+        {
+            balances += a.balance();
+        }
+        checks.put("moneyConserved", balances + fees == exchange.deposits() && exchange.engine().totalMoney() == exchange.deposits());
+        checks.put("depositsMicros", exchange.deposits());
+        checks.put("balancesMicros", balances);
+        checks.put("feesMicros", fees);
+        checks.put("noNegativeBalance", exchange.noNegativeBalance());
+        checks.put("allLeasesEndedAfterWindDown", openLeases == 0);
+
+        final Map<String, Object> run = runSection(o, population);
+        final Map<String, Object> exchangeSection = Json.object();
+        exchangeSection.put("commandsApplied", exchange.commandsApplied());
+        exchangeSection.put("engineStateHash", Long.toHexString(exchange.engine().stateHash()));
+        final Map<String, Object> wall = Json.object();
+        wall.put("wallSeconds", Json.round(wallSeconds, 2));
+        wall.put("commandsPerWallSecond", Json.round(exchange.commandsApplied() / Math.max(1e-9, wallSeconds), 0));
+        wall.put("marketHoursPerWallSecond", Json.round((close - open) / 3_600_000.0 / Math.max(1e-9, wallSeconds), 1));
+        wall.put("reportDirectory", o.out().toAbsolutePath().toString());
+        final Report report = new Report(analysis, run, checks, exchangeSection, wall);
+        final Path html = report.write(o.out());
+        final boolean ok = Invariants.allHold(checks);
+        final List<String> extra = new ArrayList<>();
+        extra.add(Report.line("engine", String.format(Locale.ROOT, "%,d commands in %.1f s of wall time (%,.0f/s); no network, "
+            + "simulated clock", exchange.commandsApplied(), wallSeconds, exchange.commandsApplied() / Math.max(1e-9, wallSeconds))));
+        extra.add(Report.line("checks", (ok ? "all hold" : "FAILED") + ": money conserved " + checks.get("moneyConserved")
+            + ", no negative balance " + checks.get("noNegativeBalance") + ", GPUs never oversubscribed "
+            + checks.get("gpusNeverOversubscribed") + ", events gap-free " + checks.get("accountEventsGapFree")
+            + ", interruptions noticed " + checks.get("everyInterruptionNoticedExceptMachineOffline")));
+        extra.add(Report.line("report", html.toAbsolutePath().toString()));
+        final String summary = report.summary(extra);
+        return new RunOutcome(report, html, checks, ok, summary);
+    }
+
+    private static Map<String, Object> runSection(final Options o, final Population p)
+    {
+        final Map<String, Object> run = Json.object();
+        run.put("mode", "sim");
+        run.put("description", String.format(Locale.ROOT, "gpux sim: %d agents (%d owners, %d market-makers, %d renters), %d machines, "
+                + "%d GPUs, %.1f market days, seed %d, simulated clock over the matching engine", o.agents(), p.owners.size(),
+            p.marketMakers.size(), p.renters.size(), p.machineCount(), p.totalGpus(), o.days(), o.seed()));
+        run.put("seed", o.seed());
+        run.put("agents", o.agents());
+        run.put("owners", p.owners.size());
+        run.put("marketMakers", p.marketMakers.size());
+        run.put("renters", p.renters.size());
+        run.put("machines", p.machineCount());
+        run.put("gpus", p.totalGpus());
+        run.put("load", o.load());
+        run.put("failureAcceleration", o.failureAccel());
+        run.put("reclaimsPerMachineDay", o.reclaimsPerDay());
+        final MarketRules r = p.params.rules();
+        run.put("graceMs", r.graceMs());
+        run.put("prepayMs", r.prepayMs());
+        run.put("feeBps", r.feeBps());
+        run.put("heartbeatIntervalMs", r.heartbeatIntervalMs());
+        run.put("heartbeatTimeoutMs", r.heartbeatTimeoutMs());
+        return run;
+    }
+}

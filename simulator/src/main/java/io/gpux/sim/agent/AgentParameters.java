@@ -1,0 +1,25 @@
+package io.gpux.sim.agent;
+
+import io.gpux.sim.market.MarketRules;
+import java.util.Map;
+
+/**
+ * What every agent of a run shares: the market rules, the market's opening time, how fast machines
+ * fail, how often owners reclaim, and what the population builder computed about the fleet.
+ *
+ * @param rules             the exchange's market rules.
+ * @param openMs            market time at which the agents start.
+ * @param failureAccel      machine failures happen this many times more often than their annual
+ *                          rate says (a short run would see none otherwise).
+ * @param reclaimsPerDay    reclaims per owner machine per day of market time.
+ * @param largestMachine    per market, the most GPUs a machine of the fleet has (gang bids fit in it).
+ * @param checkpointEveryMs renters' jobs checkpoint this often (and on every preemption notice).
+ */
+public record AgentParameters(
+    MarketRules rules, long openMs, double failureAccel, double reclaimsPerDay, Map<String, Integer> largestMachine,
+    long checkpointEveryMs)
+{
+    public static final long HOUR = 3_600_000L;
+    public static final long MINUTE = 60_000L;
+    public static final long DAY = 24 * HOUR;
+}

@@ -1,0 +1,218 @@
+package io.gpux.sim.agent;
+
+import io.gpux.client.SpotRequest;
+import io.gpux.proto.v1.Reason;
+import io.gpux.sim.report.JobRecord;
+import io.gpux.sim.report.LeaseRecord;
+import io.gpux.sim.report.LiveCounters;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * A renter: jobs arrive over time (a Poisson process whose rate follows a daily cycle, peaking in
+ * the afternoon UTC), mostly in the renter's preferred market; each job wants 1 to 16 GPUs (the
+ * multi-GPU ones mostly as gang bids: one machine), runs for minutes to days, and is worth a private
+ * value per GPU-hour, above the typical market price with a wide spread. The renter bids below that
+ * value and raises its bid when it waits (see {@link Job}); its deposit is its budget.
+ */
+public final class Renter extends Agent
+{
+    private static final int[] JOB_SIZES = {1, 2, 4, 8, 16};
+    private static final double[] JOB_SIZE_WEIGHTS = {0.30, 0.20, 0.20, 0.27, 0.03};
+    /** Daily cycle: the arrival rate is {@code 1 + AMPLITUDE * cos(2 pi (h - PEAK_HOUR) / 24)} times the mean. */
+    private static final double AMPLITUDE = 0.45;
+    private static final double PEAK_HOUR = 15;
+    static final long MEDIAN_WORK_MS = 2 * AgentParameters.HOUR;
+    static final double WORK_SIGMA = 1.1;
+
+    private final GpuClass primary;
+    private final double jobsPerHour;
+    private final double valueFactor;
+    private final long depositMicros;
+    private final long jobIdBase;
+    private final List<Job> jobs = new ArrayList<>();
+    private final List<SpotRequest> retired = new ArrayList<>();
+    private int jobCount;
+
+    /**
+     * @param jobsPerHour   mean arrival rate of jobs.
+     * @param depositMicros the budget deposited for the renter (set by the population).
+     * @param jobIdBase     job ids are {@code jobIdBase + 1, + 2, ...} (unique in the run).
+     */
+    public Renter(final String name, final long seed, final AgentParameters params, final LiveCounters live,
+        final GpuClass primary, final double jobsPerHour, final long depositMicros, final long jobIdBase)
+    {
+        super(name, "renter", seed, params, live);
+        this.primary = primary;
+        this.jobsPerHour = jobsPerHour;
+        this.valueFactor = Draw.clamp(Draw.logNormal(rng, 1.0, 0.15), 0.7, 1.5);
+        this.depositMicros = depositMicros;
+        this.jobIdBase = jobIdBase;
+    }
+
+    public long depositMicros()
+    {
+        return depositMicros;
+    }
+
+    long now()
+    {
+        return access.now();
+    }
+
+    boolean isStopped()
+    {
+        return stopped;
+    }
+
+    long checkpointEveryMs()
+    {
+        return params.checkpointEveryMs();
+    }
+
+    @Override
+    protected void onStart()
+    {
+        // warm start: about as many jobs as the steady state has in flight, arriving over the first minutes
+        final double meanWorkHours = MEDIAN_WORK_MS * Math.exp(WORK_SIGMA * WORK_SIGMA / 2) / AgentParameters.HOUR;
+        final int initial = poisson(jobsPerHour * meanWorkHours * 0.8);
+        for (int i = 0; i < initial; i++)
+        {
+            access.schedule((long)(rng.nextDouble() * 20 * AgentParameters.MINUTE), this::arrive);
+        }
+        scheduleArrival();
+        access.schedule(AgentParameters.HOUR, this::sweep);
+    }
+
+    private int poisson(final double mean)
+    {
+        final double limit = Math.exp(-mean);
+        double p = 1.0;
+        int k = 0;
+        while (true)
+        {
+            p *= rng.nextDouble();
+            if (p <= limit)
+            {
+                return k;
+            }
+            k++;
+        }
+    }
+
+    private void scheduleArrival()
+    {
+        if (jobsPerHour <= 0)
+        {
+            return;
+        }
+        // thinning: candidates at the peak rate, each kept with probability rate(t) / peak rate
+        final double peak = jobsPerHour * (1 + AMPLITUDE);
+        final long delay = (long)Draw.exponential(rng, AgentParameters.HOUR / peak);
+        access.schedule(delay, this::candidateArrival);
+    }
+
+    private void candidateArrival()
+    {
+        if (stopped)
+        {
+            return;
+        }
+        final double h = hourOfDay(access.now());
+        final double rate = 1 + AMPLITUDE * Math.cos(2 * Math.PI * (h - PEAK_HOUR) / 24);
+        if (rng.nextDouble() * (1 + AMPLITUDE) < rate)
+        {
+            arrive();
+        }
+        scheduleArrival();
+    }
+
+    private void arrive()
+    {
+        if (stopped)
+        {
+            return;
+        }
+        final GpuClass c = rng.nextDouble() < 0.8 ? primary : Catalogue.drawClass(rng);
+        int gpus = Catalogue.pick(JOB_SIZES, JOB_SIZE_WEIGHTS, rng);
+        final int largest = params.largestMachine().getOrDefault(c.symbol(), 8);
+        boolean gang = gpus > 1 && rng.nextDouble() < 0.8;
+        if (gpus > largest)
+        {
+            gang = false;
+        }
+        final double value = Owner.round4(c.peerPrice() * valueFactor * Draw.clamp(Draw.logNormal(rng, 1.4, 0.35), 0.6, 4.0));
+        final long work = (long)Draw.clamp(Draw.logNormal(rng, MEDIAN_WORK_MS, WORK_SIGMA), 10 * AgentParameters.MINUTE,
+            72 * AgentParameters.HOUR);
+        final String region = rng.nextDouble() < 0.05 ? Catalogue.drawRegion(rng) : "";
+        final long minReliabilityPpm = rng.nextDouble() < 0.1 ? 900_000 : 0;
+        final long bid = Draw.ticks(value * Draw.uniform(rng, 0.7, 0.95));
+        if (gpus > 16)
+        {
+            gpus = 16;
+        }
+        final JobRecord record = new JobRecord(jobIdBase + (++jobCount), name, c.symbol(), gpus, gang, value, access.now(), work);
+        records.jobs.add(record);
+        final Job job = new Job(this, record, new SpotRequest.Constraints(gang, region, minReliabilityPpm, 0), bid);
+        jobs.add(job);
+        live.jobsArrived.increment();
+        job.begin();
+    }
+
+    /** Marks a lease as the job's (its value goes into the surplus). */
+    LeaseRecord tagLease(final long leaseId, final JobRecord job)
+    {
+        final LeaseRecord lease = renterLease(leaseId);
+        lease.jobId = job.id;
+        lease.value = job.value;
+        return lease;
+    }
+
+    void noteBidFailure(final Reason reason)
+    {
+        records.rejects.merge("BID_FAILED:" + reason.name(), 1L, Long::sum);
+    }
+
+    /** A job is done with a request: cancel its bids, release its leases; stop listening once it is idle. */
+    void retire(final SpotRequest request)
+    {
+        request.close(true);
+        retired.add(request);
+    }
+
+    void onJobFinished(final Job job)
+    {
+        if (job.record.outcome == JobRecord.Outcome.DONE)
+        {
+            live.jobsDone.increment();
+        }
+        jobs.remove(job);
+    }
+
+    private void sweep()
+    {
+        for (final Iterator<SpotRequest> it = retired.iterator(); it.hasNext(); )
+        {
+            final SpotRequest r = it.next();
+            if (r.bidCount() == 0 && r.leaseCount() == 0)
+            {
+                access.removeListener(r);
+                it.remove();
+            }
+        }
+        if (!stopped)
+        {
+            access.schedule(AgentParameters.HOUR, this::sweep);
+        }
+    }
+
+    @Override
+    protected void onStop()
+    {
+        for (final Job job : new ArrayList<>(jobs))
+        {
+            job.finish(JobRecord.Outcome.OPEN);
+        }
+    }
+}

@@ -1,0 +1,372 @@
+package io.gpux.sim.report;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The run's report: {@code report.json} (every number), {@code report.html} (tables and charts), the
+ * charts as PNG, and the summary table printed at the end of a run.
+ *
+ * <p>The JSON's {@code wall} section holds what depends on the machine and the moment (wall-clock
+ * durations, rates, latencies, paths); everything else is a function of the agents' records, so a
+ * simulated-clock run gives the same numbers for the same seed.
+ */
+public final class Report
+{
+    private final Analysis a;
+    private final Map<String, Object> run;
+    private final Map<String, Object> checks;
+    private final Map<String, Object> exchange;
+    private final Map<String, Object> wall;
+
+    /**
+     * @param run      how the run was set up (deterministic).
+     * @param checks   invariants checked by the harness (deterministic for a simulated run).
+     * @param exchange exchange-side figures that do not depend on the wall clock (commands, journal).
+     * @param wall     wall-clock figures: durations, rates, latency, paths.
+     */
+    public Report(final Analysis a, final Map<String, Object> run, final Map<String, Object> checks,
+        final Map<String, Object> exchange, final Map<String, Object> wall)
+    {
+        this.a = a;
+        this.run = run;
+        this.checks = checks;
+        this.exchange = exchange;
+        this.wall = wall;
+    }
+
+    public Analysis analysis()
+    {
+        return a;
+    }
+
+    private static Object r(final double v, final int decimals)
+    {
+        return Json.round(v, decimals);
+    }
+
+    private static String time(final long ms)
+    {
+        return Instant.ofEpochMilli(ms).toString();
+    }
+
+    public Map<String, Object> toJson()
+    {
+        final Map<String, Object> root = Json.object();
+        final Map<String, Object> runOut = new LinkedHashMap<>(run);
+        runOut.put("marketOpen", time(a.openMs));
+        runOut.put("marketClose", time(a.closeMs));
+        runOut.put("marketHours", r((a.closeMs - a.openMs) / 3_600_000.0, 3));
+        root.put("run", runOut);
+
+        final Map<String, Object> overall = Json.object();
+        overall.put("utilization", r(a.all.utilization(), 4));
+        overall.put("allocativeEfficiency", r(a.all.efficiency(), 4));
+        overall.put("realizedSurplus", r(a.realizedSurplusCurrency, 2));
+        overall.put("maxSurplus", r(a.maxSurplusCurrency, 2));
+        overall.put("efficiencyMethod", "samples every " + Analysis.EFFICIENCY_STEP_MS / 60_000 + " min of market time; per market, "
+            + "demand (open jobs' GPUs at their value) sorted high to low against supply (online offered or leased GPUs at "
+            + "their owner's cost) sorted low to high, positive pairs summed = maximum; realized = running leases' GPUs x "
+            + "(renter value - owner cost); efficiency = sum realized / sum maximum");
+        overall.put("machines", a.all.machines);
+        overall.put("gpus", a.all.gpus);
+        overall.put("leasedGpuHours", r(a.all.leasedGpuHours, 2));
+        overall.put("availableGpuHours", r(a.all.availableGpuHours, 2));
+        overall.put("fills", a.all.fills);
+        overall.put("gpusTraded", a.all.gpusTraded);
+        overall.put("vwap", r(a.all.vwap, 4));
+        root.put("overall", overall);
+
+        final List<Object> markets = new ArrayList<>();
+        for (final Analysis.MarketFigures f : a.markets.values())
+        {
+            final Map<String, Object> m = Json.object();
+            m.put("market", f.market);
+            m.put("machines", f.machines);
+            m.put("gpus", f.gpus);
+            m.put("utilization", r(f.utilization(), 4));
+            m.put("leasedGpuHours", r(f.leasedGpuHours, 2));
+            m.put("availableGpuHours", r(f.availableGpuHours, 2));
+            m.put("fills", f.fills);
+            m.put("gpusTraded", f.gpusTraded);
+            m.put("vwap", r(f.vwap, 4));
+            m.put("minPrice", r(f.minPrice, 4));
+            m.put("maxPrice", r(f.maxPrice, 4));
+            m.put("peerReference", f.peerPrice);
+            m.put("onDemandReference", f.onDemandPrice);
+            m.put("vwapOverPeer", r(f.vwap / f.peerPrice, 4));
+            m.put("spotDiscount", r(f.spotDiscount(), 4));
+            m.put("allocativeEfficiency", r(f.efficiency(), 4));
+            m.put("realizedSurplus", r(f.realizedSurplus, 2));
+            m.put("maxSurplus", r(f.maxSurplus, 2));
+            markets.add(m);
+        }
+        root.put("markets", markets);
+
+        final Map<String, Object> p = Json.object();
+        p.put("leases", a.leases);
+        p.put("leasesStarted", a.leasesStarted);
+        p.put("notices", a.notices);
+        p.put("endReasons", a.endReasons);
+        p.put("interrupted", a.interrupted);
+        p.put("interruptedWithNotice", a.interruptedWithNotice);
+        p.put("interruptedWithoutNotice", a.withoutNotice);
+        p.put("withoutNoticeMachineFailed", a.offlineMachineFailed);
+        p.put("withoutNoticeHeartbeatLapse", a.offlineHeartbeatLapse);
+        p.put("noticeAfterEnd", a.noticeAfterEnd);
+        p.put("workLostGpuHours", r(a.lostGpuHours, 3));
+        p.put("workSavedByNoticeGpuHours", r(a.savedGpuHours, 3));
+        p.put("machineFailures", a.machineFailures);
+        p.put("machineOfflineWithoutFailure", a.machineOfflineWithoutFailure);
+        p.put("ownerReclaims", a.reclaims);
+        root.put("preemptions", p);
+
+        final Map<String, Object> j = Json.object();
+        j.put("jobs", a.jobs);
+        j.put("outcomes", a.jobOutcomes);
+        j.put("jobsThatGotALease", a.jobsLeased);
+        final Map<String, Object> wait = Json.object();
+        wait.put("p50", r(a.waitP50Ms / 60_000.0, 2));
+        wait.put("p90", r(a.waitP90Ms / 60_000.0, 2));
+        wait.put("p99", r(a.waitP99Ms / 60_000.0, 2));
+        j.put("bidToLeaseStartMarketMinutes", wait);
+        j.put("workDoneGpuHours", r(a.workDoneGpuHours, 2));
+        root.put("jobs", j);
+
+        final Map<String, Object> series = Json.object();
+        series.put("bucketMinutes", a.bucketMs / 60_000);
+        final Map<String, Object> vwap = Json.object();
+        a.vwapSeries.forEach((k, v) -> vwap.put(k, list(v, 4)));
+        series.put("vwap", vwap);
+        final Map<String, Object> util = Json.object();
+        a.utilizationSeries.forEach((k, v) -> util.put(k, list(v, 4)));
+        util.put("all", list(a.utilizationAll, 4));
+        series.put("utilization", util);
+        final Map<String, Object> pre = Json.object();
+        a.preemptionSeries.forEach((k, v) ->
+        {
+            final List<Object> l = new ArrayList<>();
+            for (final long c : v)
+            {
+                l.add(c);
+            }
+            pre.put(k, l);
+        });
+        series.put("preemptions", pre);
+        root.put("series", series);
+
+        final Map<String, Object> events = Json.object();
+        events.put("accounts", a.accounts);
+        events.put("accountEvents", a.events);
+        events.put("seqBreaks", a.seqBreaks);
+        root.put("events", events);
+        root.put("checks", checks);
+        root.put("exchange", exchange);
+        root.put("wall", wall);
+        return root;
+    }
+
+    private static List<Object> list(final double[] v, final int decimals)
+    {
+        final List<Object> l = new ArrayList<>();
+        for (final double d : v)
+        {
+            l.add(r(d, decimals));
+        }
+        return l;
+    }
+
+    /** Writes report.json, the charts and report.html into {@code dir}; returns report.html's path. */
+    public Path write(final Path dir) throws IOException
+    {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("report.json"), Json.write(toJson()), StandardCharsets.UTF_8);
+        final List<String> charts = Charts.write(a, dir);
+        final Path html = dir.resolve("report.html");
+        Files.writeString(html, html(charts), StandardCharsets.UTF_8);
+        return html;
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    private static String pct(final double v)
+    {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f %%", v * 100);
+    }
+
+    private static String money(final double v)
+    {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String num(final long v)
+    {
+        return String.format(Locale.ROOT, "%,d", v);
+    }
+
+    private static String duration(final long ms)
+    {
+        if (ms < 0)
+        {
+            return "-";
+        }
+        if (ms < 3_600_000)
+        {
+            return String.format(Locale.ROOT, "%.0f min", ms / 60_000.0);
+        }
+        return String.format(Locale.ROOT, "%.1f h", ms / 3_600_000.0);
+    }
+
+    private String html(final List<String> charts)
+    {
+        final StringBuilder h = new StringBuilder(32_768);
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpux market report</title>\n")
+            .append("<style>body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}")
+            .append("table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}")
+            .append("th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}img{max-width:100%;border:1px solid #eee}")
+            .append(".ok{color:#080}.bad{color:#b00}code{background:#f5f5f5;padding:1px 4px}</style></head><body>\n");
+        h.append("<h1>gpux market report</h1>\n<p>").append(escape(String.valueOf(run.get("description")))).append("</p>\n");
+        h.append("<p>Market time ").append(time(a.openMs)).append(" to ").append(time(a.closeMs)).append(" (")
+            .append(String.format(Locale.ROOT, "%.1f", (a.closeMs - a.openMs) / 3_600_000.0)).append(" hours).</p>\n");
+
+        h.append("<h2>Markets</h2>\n<table><tr><th>market</th><th>machines</th><th>GPUs</th><th>utilization</th><th>fills</th>")
+            .append("<th>GPUs traded</th><th>VWAP $/GPU-h</th><th>peer ref.</th><th>on-demand ref.</th><th>spot discount</th>")
+            .append("<th>efficiency</th></tr>\n");
+        for (final Analysis.MarketFigures f : a.markets.values())
+        {
+            h.append("<tr><td>").append(f.market).append("</td><td>").append(f.machines).append("</td><td>").append(f.gpus)
+                .append("</td><td>").append(pct(f.utilization())).append("</td><td>").append(num(f.fills)).append("</td><td>")
+                .append(num(f.gpusTraded)).append("</td><td>").append(money(f.vwap)).append("</td><td>").append(money(f.peerPrice))
+                .append("</td><td>").append(money(f.onDemandPrice)).append("</td><td>").append(pct(f.spotDiscount()))
+                .append("</td><td>").append(pct(f.efficiency())).append("</td></tr>\n");
+        }
+        h.append("<tr><th>all</th><th>").append(a.all.machines).append("</th><th>").append(a.all.gpus).append("</th><th>")
+            .append(pct(a.all.utilization())).append("</th><th>").append(num(a.all.fills)).append("</th><th>")
+            .append(num(a.all.gpusTraded)).append("</th><th>").append(money(a.all.vwap)).append("</th><th></th><th></th><th></th><th>")
+            .append(pct(a.all.efficiency())).append("</th></tr></table>\n");
+        h.append("<p><b>Allocative efficiency</b> ").append(pct(a.all.efficiency())).append(": realized surplus $")
+            .append(String.format(Locale.ROOT, "%,.0f", a.realizedSurplusCurrency)).append(" of a maximum $")
+            .append(String.format(Locale.ROOT, "%,.0f", a.maxSurplusCurrency))
+            .append(". Method: every ").append(Analysis.EFFICIENCY_STEP_MS / 60_000).append(" minutes of market time, per market, ")
+            .append("the GPUs wanted by open jobs (at each job's private value) are sorted from the highest value down, the GPUs ")
+            .append("offered or leased on online machines (at each owner's cost) from the lowest cost up; pairing them while value ")
+            .append("exceeds cost gives the maximum surplus (gang and region constraints ignored: an upper bound). The realized ")
+            .append("surplus sums, over the leases running at that moment, GPUs times (value minus cost). Utilization is GPU-hours ")
+            .append("leased over GPU-hours online with an open ask.</p>\n");
+
+        for (final String chart : charts)
+        {
+            h.append("<h3>").append(chartTitle(chart)).append("</h3>\n<img src=\"").append(chart).append("\" alt=\"")
+                .append(chart).append("\">\n");
+        }
+
+        h.append("<h2>Preemptions</h2>\n<table>");
+        row(h, "leases started", num(a.leasesStarted));
+        row(h, "notices", a.notices.toString());
+        row(h, "lease ends", a.endReasons.toString());
+        row(h, "interrupted (ended by anything but the renter or expiry)", num(a.interrupted));
+        row(h, "&nbsp;&nbsp;with a notice first", num(a.interruptedWithNotice));
+        row(h, "&nbsp;&nbsp;without notice", a.withoutNotice.toString());
+        row(h, "&nbsp;&nbsp;&nbsp;&nbsp;machine failed", num(a.offlineMachineFailed));
+        row(h, "&nbsp;&nbsp;&nbsp;&nbsp;heartbeats late (not a failure)", num(a.offlineHeartbeatLapse));
+        row(h, "work saved by checkpointing on notice", String.format(Locale.ROOT, "%,.1f GPU-hours", a.savedGpuHours));
+        row(h, "work lost (no notice)", String.format(Locale.ROOT, "%,.1f GPU-hours", a.lostGpuHours));
+        row(h, "machine failures / owner reclaims", num(a.machineFailures) + " / " + num(a.reclaims));
+        h.append("</table>\n<h2>Jobs</h2>\n<table>");
+        row(h, "jobs", num(a.jobs));
+        row(h, "outcomes", a.jobOutcomes.toString());
+        row(h, "time from bid to first lease (market time) p50 / p90 / p99",
+            duration(a.waitP50Ms) + " / " + duration(a.waitP90Ms) + " / " + duration(a.waitP99Ms));
+        row(h, "work done", String.format(Locale.ROOT, "%,.1f GPU-hours", a.workDoneGpuHours));
+        h.append("</table>\n<h2>Exchange</h2>\n<table>");
+        exchange.forEach((k, v) -> row(h, escape(k), escape(String.valueOf(v))));
+        wall.forEach((k, v) -> row(h, escape(k), escape(String.valueOf(v))));
+        h.append("</table>\n<h2>Checks</h2>\n<table>");
+        checks.forEach((k, v) -> row(h, escape(k), (v instanceof Boolean b ? (b ? "<span class=ok>yes</span>" :
+            "<span class=bad>NO</span>") : escape(String.valueOf(v)))));
+        h.append("</table>\n<h2>Set-up</h2>\n<table>");
+        run.forEach((k, v) -> row(h, escape(k), escape(String.valueOf(v))));
+        h.append("</table>\n<p>Every number is in <code>report.json</code>.</p>\n</body></html>\n");
+        return h.toString();
+    }
+
+    private static String chartTitle(final String file)
+    {
+        return switch (file)
+        {
+            case "prices.png" -> "Clearing prices per market (fills, hourly VWAP, reference prices)";
+            case "utilization.png" -> "Utilization over time";
+            case "depth.png" -> "Book depth over time";
+            case "preemptions.png" -> "Preemptions over time";
+            default -> file;
+        };
+    }
+
+    private static void row(final StringBuilder h, final String k, final String v)
+    {
+        h.append("<tr><td>").append(k).append("</td><td>").append(v).append("</td></tr>\n");
+    }
+
+    private static String escape(final String s)
+    {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    /** The summary table printed at the end of a run. */
+    public String summary(final List<String> extraLines)
+    {
+        final StringBuilder s = new StringBuilder(4096);
+        s.append('\n').append(run.get("description")).append('\n');
+        s.append(String.format(Locale.ROOT, "market time %s to %s (%.1f hours)%n", time(a.openMs), time(a.closeMs),
+            (a.closeMs - a.openMs) / 3_600_000.0));
+        s.append(String.format(Locale.ROOT, "%n%-15s %5s %8s %8s %8s %9s %9s %9s %9s %9s%n", "market", "GPUs", "util.",
+            "fills", "GPUs", "VWAP $/h", "peer ref", "on-demand", "spot disc", "effic."));
+        for (final Analysis.MarketFigures f : a.markets.values())
+        {
+            s.append(String.format(Locale.ROOT, "%-15s %5d %8s %8d %8d %9s %9.2f %9.2f %9s %9s%n", f.market, f.gpus,
+                pct(f.utilization()), f.fills, f.gpusTraded, money(f.vwap), f.peerPrice, f.onDemandPrice, pct(f.spotDiscount()),
+                pct(f.efficiency())));
+        }
+        s.append(String.format(Locale.ROOT, "%-15s %5d %8s %8d %8d %9s %9s %9s %9s %9s%n%n", "all", a.all.gpus,
+            pct(a.all.utilization()), a.all.fills, a.all.gpusTraded, money(a.all.vwap), "", "", "", pct(a.all.efficiency())));
+        line(s, "allocative efficiency", String.format(Locale.ROOT, "%s (realized surplus $%,.0f of a possible $%,.0f)",
+            pct(a.all.efficiency()), a.realizedSurplusCurrency, a.maxSurplusCurrency));
+        line(s, "utilization", String.format(Locale.ROOT, "%s (%,.0f of %,.0f GPU-hours online with an open ask)",
+            pct(a.all.utilization()), a.all.leasedGpuHours, a.all.availableGpuHours));
+        line(s, "leases", String.format(Locale.ROOT, "%,d started; notices %s", a.leasesStarted, a.notices));
+        line(s, "preemptions", String.format(Locale.ROOT, "%,d interrupted, %,d with notice first; without notice %s "
+                + "(machine failed %d, heartbeats late %d)", a.interrupted, a.interruptedWithNotice, a.withoutNotice,
+            a.offlineMachineFailed, a.offlineHeartbeatLapse));
+        line(s, "work", String.format(Locale.ROOT, "%,.1f GPU-hours done; %,.1f saved by checkpoint on notice; %,.1f lost "
+            + "(no notice)", a.workDoneGpuHours, a.savedGpuHours, a.lostGpuHours));
+        line(s, "jobs", String.format(Locale.ROOT, "%,d: %s", a.jobs, a.jobOutcomes));
+        line(s, "bid to lease", String.format(Locale.ROOT, "p50 %s, p90 %s, p99 %s (market time)", duration(a.waitP50Ms),
+            duration(a.waitP90Ms), duration(a.waitP99Ms)));
+        line(s, "machines", String.format(Locale.ROOT, "%d failures, %d owner reclaims", a.machineFailures, a.reclaims));
+        for (final String extra : extraLines)
+        {
+            s.append(extra).append('\n');
+        }
+        return s.toString();
+    }
+
+    public static void line(final StringBuilder s, final String label, final String text)
+    {
+        s.append(String.format(Locale.ROOT, "%-22s %s%n", label, text));
+    }
+
+    public static String line(final String label, final String text)
+    {
+        return String.format(Locale.ROOT, "%-22s %s", label, text);
+    }
+}

@@ -1,0 +1,50 @@
+package io.gpux.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./gpux demo} itself, shortened, with the exchange SIGKILLed halfway and restarted: the
+ * command exits 0 (every check held: nothing lost across the restart) and prints its summary and the
+ * report's path.
+ */
+class DemoMainTest
+{
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void theDemoCommandSurvivesAKilledExchangeAndExitsZero(@TempDir final Path dir) throws Exception
+    {
+        final Path out = dir.resolve("report");
+        final PrintStream stdout = System.out;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final int status;
+        try (PrintStream capture = new PrintStream(captured, true, StandardCharsets.UTF_8))
+        {
+            System.setOut(capture);
+            status = DemoMain.execute("--duration", "10", "--agents", "60", "--seed", "3", "--kill-exchange",
+                "--out", out.toString());
+        }
+        finally
+        {
+            System.setOut(stdout);
+        }
+        final String summary = captured.toString(StandardCharsets.UTF_8);
+        System.err.println(summary);
+        assertEquals(0, status, "exit status");
+        assertTrue(summary.contains("allocative efficiency"), "the summary table is printed");
+        assertTrue(summary.contains("exchange kill"), "the kill is reported");
+        assertTrue(summary.contains("gap-free"), "no event lost");
+        assertTrue(summary.contains(out.resolve("report.html").toAbsolutePath().toString()), "the report's path is printed");
+        assertTrue(Files.size(out.resolve("report.html")) > 1000);
+    }
+}

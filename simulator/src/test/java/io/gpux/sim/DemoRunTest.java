@@ -1,0 +1,82 @@
+package io.gpux.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpux.sim.report.Analysis;
+import io.gpux.sim.report.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A short seeded market through the real gateway: the exchange in a child JVM, a hundred agents on
+ * GpuxClients, about 10 s of wall time (4 hours of market time).
+ *
+ * <p>Invariants, exactly: money conserved (every balance plus the fees equals the deposits), no
+ * balance negative, no machine ever with more GPUs leased than it has (from the owners' records and
+ * from Portfolio queries during the run), every account's events gap-free and complete (the last
+ * seq each client saw equals the exchange's), every lease interrupted by someone other than its
+ * renter had a notice first unless its machine went offline.
+ *
+ * <p>Sane bands, loose because this machine is shared (a starved process sees heartbeats late and
+ * fills slow): over a few market hours from a warm start, utilization between 30 % and 100 % (rental
+ * markets reach 70 to 85 %; the demand here is calibrated to about 1.1 times the fleet) and
+ * allocative efficiency between 50 % and 100 % (a continuous double auction with sensible traders
+ * reaches well above 90 %; realized surplus can never exceed the maximum).
+ */
+class DemoRunTest
+{
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void aShortMarketThroughTheRealGatewayKeepsTheInvariants(@TempDir final Path dir) throws Exception
+    {
+        final Path out = dir.resolve("report");
+        final RunOutcome outcome = DemoRun.run(new DemoRun.Options(7, 100, 10, false, out, DemoRun.DEFAULT_SCALE,
+            DemoRun.DEFAULT_LOAD, DemoRun.DEFAULT_FAILURE_ACCEL, DemoRun.DEFAULT_RECLAIMS_PER_DAY, false), System.err);
+        System.err.println(outcome.summary());
+        final Map<String, Object> checks = outcome.checks();
+        assertEquals(Boolean.TRUE, checks.get("moneyConserved"), "money conserved: " + checks);
+        assertEquals(Boolean.TRUE, checks.get("noNegativeBalance"), "no negative balance");
+        assertEquals(Boolean.TRUE, checks.get("gpusNeverOversubscribed"), "GPUs never oversubscribed (records)");
+        assertEquals(Boolean.TRUE, checks.get("portfolioGpusWithinMachines"), "GPUs within machines (portfolios)");
+        assertTrue((Long)checks.get("midRunPortfolioChecks") > 0, "portfolios were checked during the run");
+        assertEquals(Boolean.TRUE, checks.get("accountEventsGapFree"), "events gap-free");
+        assertEquals(Boolean.TRUE, checks.get("lastSeqMatchesExchange"), "no event lost");
+        assertEquals(Boolean.TRUE, checks.get("everyInterruptionNoticedExceptMachineOffline"), "notices before interruptions");
+        assertEquals(Boolean.TRUE, checks.get("allLeasesEndedAfterWindDown"), "wind-down");
+        assertTrue(outcome.ok(), "every check holds: " + checks);
+
+        final Analysis a = outcome.report().analysis();
+        assertTrue(a.all.fills > 100, "the market traded: " + a.all.fills);
+        assertTrue(a.leasesStarted > 100, "leases started: " + a.leasesStarted);
+        assertTrue(a.interruptedWithNotice > 0, "some leases were preempted with notice");
+        for (final String reason : a.withoutNotice.keySet())
+        {
+            assertEquals("MACHINE_OFFLINE", reason, "only a machine going offline ends a lease without notice");
+        }
+        final double utilization = a.all.utilization();
+        final double efficiency = a.all.efficiency();
+        assertTrue(utilization > 0.30 && utilization <= 1.0, "utilization in band: " + utilization);
+        assertTrue(efficiency > 0.50 && efficiency <= 1.0 + 1e-9, "efficiency in band: " + efficiency);
+
+        for (final String file : List.of("report.json", "report.html", "prices.png", "utilization.png", "depth.png",
+            "preemptions.png"))
+        {
+            assertTrue(Files.size(out.resolve(file)) > 1000, file + " written");
+        }
+        @SuppressWarnings("unchecked")
+        final Map<String, Object> json = (Map<String, Object>)Json.parse(Files.readString(out.resolve("report.json")));
+        for (final String key : List.of("run", "overall", "markets", "preemptions", "jobs", "series", "events", "checks",
+            "exchange", "wall"))
+        {
+            assertTrue(json.containsKey(key), "report.json has " + key);
+        }
+        assertTrue(Files.readString(out.resolve("report.html")).contains("<img src=\"prices.png\""), "the HTML shows the charts");
+    }
+}

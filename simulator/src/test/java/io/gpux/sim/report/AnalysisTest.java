@@ -1,0 +1,80 @@
+package io.gpux.sim.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The measurements on a market small enough to work out by hand. */
+class AnalysisTest
+{
+    private static final long H = 3_600_000L;
+
+    @Test
+    void utilizationAndEfficiencyOfAHandMadeMarket()
+    {
+        // one owner: a 2-GPU A100 machine, cost 1.00, online and listed for the 4 hours
+        final AgentRecords owner = new AgentRecords("o", "owner");
+        final MachineRecord m = new MachineRecord("o-m1", "o", "A100-80G", 2, "eu-west", 1.0);
+        m.machineId = 5;
+        m.online.open(0);
+        m.listed.open(0);
+        owner.machines.add(m);
+        // two renters, values 3.00 (1 GPU, whole window) and 0.50 (1 GPU: below cost, should not trade)
+        final AgentRecords r1 = new AgentRecords("r1", "renter");
+        final JobRecord j1 = new JobRecord(1, "r1", "A100-80G", 1, false, 3.0, 0, 4 * H);
+        r1.jobs.add(j1);
+        final AgentRecords r2 = new AgentRecords("r2", "renter");
+        r2.jobs.add(new JobRecord(2, "r2", "A100-80G", 1, false, 0.5, 0, 4 * H));
+        // r1 leases 1 GPU for the first 2 hours only
+        final LeaseRecord renterSide = new LeaseRecord(9, true);
+        renterSide.market = "A100-80G";
+        renterSide.machineId = 5;
+        renterSide.gpus = 1;
+        renterSide.startMs = 0;
+        renterSide.endMs = 2 * H;
+        renterSide.endReason = "RELEASED";
+        renterSide.jobId = 1;
+        renterSide.value = 3.0;
+        r1.renterLeases.put(9L, renterSide);
+        final LeaseRecord ownerSide = new LeaseRecord(9, false);
+        ownerSide.market = "A100-80G";
+        ownerSide.machineId = 5;
+        ownerSide.gpus = 1;
+        ownerSide.startMs = 0;
+        ownerSide.endMs = 2 * H;
+        owner.ownerLeases.put(9L, ownerSide);
+        owner.sales.add(new TradeRecord(0, "A100-80G", 1, 12_000));
+
+        final Analysis a = new Analysis(List.of(owner, r1, r2), 0, 4 * H);
+        // 2 GPU-hours leased of 8 available
+        assertEquals(0.25, a.all.utilization(), 1e-9);
+        // max: the 3.00 job on a 1.00 GPU for 4 h = 8; realized: 2 h of it = 4
+        assertEquals(8.0, a.maxSurplusCurrency, 1e-9);
+        assertEquals(4.0, a.realizedSurplusCurrency, 1e-9);
+        assertEquals(0.5, a.all.efficiency(), 1e-9);
+        assertEquals(1.2, a.markets.get("A100-80G").vwap, 1e-9);
+        assertEquals(0, Invariants.worstOversubscription(List.of(owner, r1, r2)) > 0 ? 1 : 0);
+    }
+
+    @Test
+    void oversubscriptionIsCaught()
+    {
+        final AgentRecords owner = new AgentRecords("o", "owner");
+        final MachineRecord m = new MachineRecord("o-m1", "o", "A100-80G", 2, "", 1.0);
+        m.machineId = 5;
+        owner.machines.add(m);
+        for (long id = 1; id <= 2; id++)
+        {
+            final LeaseRecord l = new LeaseRecord(id, false);
+            l.machineId = 5;
+            l.gpus = 2;
+            l.startMs = id;
+            l.endMs = id == 1 ? 10 : 20;
+            owner.ownerLeases.put(id, l);
+        }
+        assertEquals(2, Invariants.worstOversubscription(List.of(owner)), "4 GPUs leased at once on a 2-GPU machine");
+        owner.ownerLeases.get(2L).startMs = 10;
+        assertEquals(0, Invariants.worstOversubscription(List.of(owner)), "a hand-over at the same instant is no overlap");
+    }
+}
