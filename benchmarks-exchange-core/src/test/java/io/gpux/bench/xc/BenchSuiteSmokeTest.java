@@ -1,0 +1,96 @@
+package io.gpux.bench.xc;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Every benchmark of the project runs, so none can rot unseen: {@code ./gpux bench --smoke} as the launcher runs it
+ * (gpux's benchmarks jar in a JVM of its own with the root pom's JVM flags), with this module's classes and
+ * classpath as exchange-core's side. The suite exports the order flows, runs each JMH benchmark of both sides
+ * through the JMH Runner API (no fork, no warm-up, one iteration of 100 ms), then each pipeline, recovery and
+ * round-trip main with tiny counts, and writes its results files. No timing is asserted: only that everything ran,
+ * checked its own work (trades per pass, no failed command) and reported a figure.
+ */
+class BenchSuiteSmokeTest
+{
+    @TempDir
+    Path out;
+
+    @Test
+    void everyBenchmarkRunsAndReports() throws Exception
+    {
+        final Path gpuxJar = Path.of(System.getProperty("gpux.benchmarks.jar", "../benchmarks/target/benchmarks.jar"));
+        assertTrue(Files.isRegularFile(gpuxJar), gpuxJar + " missing: package the benchmarks module first " +
+            "(./mvnw -B verify builds it before this module)");
+        final Path classpathFile = Path.of("target/classpath.txt");
+        assertTrue(Files.isRegularFile(classpathFile), "target/classpath.txt missing (written at process-classes)");
+        final String xcClasspath = Path.of("target/classes").toAbsolutePath() + File.pathSeparator +
+            Files.readString(classpathFile).trim();
+
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String flag : System.getProperty("gpux.jvm.flags", "").trim().split("\\s+"))
+        {
+            if (!flag.isEmpty())
+            {
+                command.add(flag);
+            }
+        }
+        command.addAll(List.of("-Xmx2g", "-cp", gpuxJar.toString(), "io.gpux.bench.suite.BenchSuite", "--smoke",
+            "--out", out.toString(), "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath));
+        final Path log = out.resolve("suite.log");
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(15, TimeUnit.MINUTES))
+        {
+            p.destroyForcibly();
+            fail("the smoke run did not finish in 15 minutes; its output:\n" + tail(log));
+        }
+        final String output = Files.readString(log);
+        System.out.println(output);
+        assertEquals(0, p.exitValue(), "the smoke run failed; its output ends:\n" + tail(log));
+
+        final Path md;
+        final Path json;
+        try (Stream<Path> files = Files.list(out))
+        {
+            final List<Path> all = files.toList();
+            md = all.stream().filter(f -> f.toString().endsWith("-smoke.md")).findFirst().orElseThrow();
+            json = all.stream().filter(f -> f.toString().endsWith("-smoke.json")).findFirst().orElseThrow();
+        }
+        final String report = Files.readString(json);
+        assertTrue(report.contains("\"failures\": [\n  ]"), "failures reported:\n" + report);
+        for (final String figure : new String[] {
+            "EngineBenchmark.lobster", "EngineBenchmark.synthetic", "EngineBenchmark.gpuMix",
+            "gpux engine, lobster", "gpux engine, synthetic",
+            "exchange-core OrderBookDirectImpl, lobster", "exchange-core OrderBookDirectImpl, synthetic",
+            "gpux ASYNC, synthetic, throughput", "gpux SYNC, synthetic, throughput",
+            "exchange-core journal on, synthetic, throughput", "exchange-core journal off, synthetic, throughput",
+            "gpux ASYNC, synthetic, 20,000/s offered", "exchange-core journal on, synthetic, 20,000/s offered",
+            "throughput ASYNC", "ASYNC, 20,000 commands/s offered",
+            "restart after 60,000 journaled commands", "bid -> fill at the client"})
+        {
+            assertTrue(report.contains("\"name\": \"" + figure), "no figure '" + figure + "' in\n" + report);
+        }
+        assertTrue(report.contains("\"name\": \"gpux / exchange-core direct, lobster\""), "no book ratio in\n" + report);
+        assertFalse(Files.readString(md).isBlank());
+    }
+
+    private static String tail(final Path log) throws Exception
+    {
+        final List<String> lines = Files.readAllLines(log);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
+    }
+}

@@ -1,0 +1,716 @@
+package io.gpux.bench.suite;
+
+import io.gpux.bench.OrderFlows;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Every benchmark of the project in one run, with a results file: {@code ./gpux bench} (the short profile, under 5
+ * minutes on 2 cores), {@code ./gpux bench --full} (the long one), {@code --smoke} (everything for a second or two:
+ * CI). In order: the order flows exported for both sides; JMH: the engine ({@code EngineBenchmark}) and the order
+ * book against exchange-core's (gpux's {@code OrderBookBenchmark} in this JVM's JMH, exchange-core's
+ * {@code ExchangeCoreBookBenchmark} from module benchmarks-exchange-core in a JVM of its own, same settings); the
+ * whole pipeline against {@code ExchangeCore} on the same flow (throughput and open-loop latency); gpux's
+ * {@code PipelineBenchmark}, {@code RecoveryBenchmark} and the gateway's {@code RoundTripBenchmark}. Every
+ * benchmark that is not JMH runs in a JVM of its own with this JVM's flags. Writes
+ * {@code benchmarks/results/DATE-HOST[-full|-smoke].md}, {@code .json} and {@code .txt} (everything printed).
+ *
+ * <p>Any other first argument hands the command line to JMH, as {@code ./gpux bench} always did:
+ * {@code ./gpux bench EngineBenchmark -prof gc}, {@code ./gpux bench -h}.
+ */
+public final class BenchSuite
+{
+    static final String GPUX_JAR = "benchmarks/target/benchmarks.jar";
+    static final String XC_JAR = "benchmarks-exchange-core/target/benchmarks-exchange-core.jar";
+
+    private Profile profile = Profile.SHORT;
+    private Path root;
+    private Path out;
+    private Path flowDir;
+    private String xcClasspath;
+    private String lobsterZip = "";
+    private final List<String> only = new ArrayList<>();
+    private final Report report = new Report();
+    private PrintStream console;
+    private final long startNanos = System.nanoTime();
+
+    public static void main(final String[] args) throws Exception
+    {
+        if (args.length > 0 && !args[0].startsWith("--"))
+        {
+            org.openjdk.jmh.Main.main(args);
+            return;
+        }
+        final BenchSuite suite = new BenchSuite();
+        if (!suite.parse(args))
+        {
+            return;
+        }
+        System.exit(suite.run() ? 0 : 1);
+    }
+
+    private boolean parse(final String[] args)
+    {
+        for (int i = 0; i < args.length; i++)
+        {
+            switch (args[i])
+            {
+                case "--full" -> profile = Profile.FULL;
+                case "--smoke" -> profile = Profile.SMOKE;
+                case "--out" -> out = Path.of(args[++i]);
+                case "--root" -> root = Path.of(args[++i]);
+                case "--flow-dir" -> flowDir = Path.of(args[++i]);
+                case "--xc-cp" -> xcClasspath = args[++i];
+                case "--lobster-zip" -> lobsterZip = args[++i];
+                case "--only" -> only.addAll(List.of(args[++i].split(",")));
+                case "--help" ->
+                {
+                    System.out.println("""
+                        usage: ./gpux bench [--full | --smoke] [--out DIR] [--only SECTIONS] [--flow-dir DIR] [--xc-cp CP]
+                               ./gpux bench JMH-ARGS...          (JMH itself: ./gpux bench EngineBenchmark -prof gc, -h)
+
+                        Runs every benchmark (short profile: under 5 minutes on 2 cores; --full: the long one; --smoke:
+                        a second or two each, numbers meaningless) and writes DIR/DATE-HOST[-full|-smoke].{md,json,txt}
+                        (default DIR: benchmarks/results). SECTIONS: comma-separated of book, compare, engine, pipeline,
+                        recovery, roundtrip. --xc-cp: exchange-core's side (default: the benchmarks-exchange-core jar).""");
+                    return false;
+                }
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help)");
+            }
+        }
+        return true;
+    }
+
+    private boolean wanted(final String section)
+    {
+        return only.isEmpty() || only.contains(section);
+    }
+
+    private boolean run() throws Exception
+    {
+        root = root != null ? root : projectRoot();
+        out = out != null ? out : root.resolve("benchmarks/results");
+        flowDir = flowDir != null ? flowDir : root.resolve(OrderFlows.DEFAULT_DIR);
+        xcClasspath = xcClasspath != null ? xcClasspath : root.resolve(XC_JAR).toString();
+        Files.createDirectories(out);
+        final String host = Machine.host();
+        final String base = LocalDate.now() + "-" + host + (profile == Profile.SHORT ? "" : "-" + profile.name());
+        final Path raw = out.resolve(base + ".txt");
+        console = System.out;
+        final PrintStream consoleErr = System.err;
+        try (OutputStream rawFile = new FileOutputStream(raw.toFile()))
+        {
+            final PrintStream tee = new PrintStream(new Tee(console, rawFile), true, StandardCharsets.UTF_8);
+            System.setOut(tee);
+            System.setErr(tee);
+            try
+            {
+                header(host);
+                System.out.println("gpux bench, " + profile.name() + " profile: " + profile.describe());
+                System.out.println("results: " + out.resolve(base) + ".{md,json,txt}");
+                checkXcClasspath();
+                runAll();
+            }
+            catch (final Exception e)
+            {
+                report.failures.add("suite: " + e);
+                e.printStackTrace();
+            }
+            finally
+            {
+                report.header.put("load average after", Machine.loadAverage());
+                report.header.put("duration", String.format("%.0f s", (System.nanoTime() - startNanos) / 1e9));
+                Handicaps.addTo(report);
+                report.writeMarkdown(out.resolve(base + ".md"));
+                report.writeJson(out.resolve(base + ".json"));
+                System.out.println("wrote " + out.resolve(base + ".md") + ", .json, .txt" +
+                    (report.failures.isEmpty() ? "" : "; FAILED: " + report.failures));
+                tee.flush();
+                System.setOut(console);
+                System.setErr(consoleErr);
+            }
+        }
+        return report.failures.isEmpty();
+    }
+
+    private void runAll() throws Exception
+    {
+        final boolean needFlows = wanted("book") || wanted("compare");
+        if (needFlows)
+        {
+            exportFlows();
+        }
+        if (wanted("engine"))
+        {
+            for (final String b : new String[] {"lobster", "synthetic", "gpuMix"})
+            {
+                jmh("engine", "io.gpux.bench.EngineBenchmark." + b + "$", "EngineBenchmark." + b, "commands/s", Map.of());
+            }
+        }
+        if (wanted("book"))
+        {
+            book();
+        }
+        if (wanted("compare"))
+        {
+            for (final String flow : profile.compareFlows())
+            {
+                compare(flow);
+            }
+        }
+        if (wanted("pipeline"))
+        {
+            pipeline();
+        }
+        if (wanted("recovery"))
+        {
+            recovery();
+        }
+        if (wanted("roundtrip"))
+        {
+            roundTrip();
+        }
+    }
+
+    // ---- the order flows ---------------------------------------------------------------------------------------
+
+    private void exportFlows()
+    {
+        for (final String name : OrderFlows.NAMES)
+        {
+            try
+            {
+                final long t0 = System.nanoTime();
+                final OrderFlows.Exported e = OrderFlows.export(name, flowDir, lobsterZip);
+                System.out.printf("order flow %s%n  gpux: %s%n  -> %s, sha256 %s (%.1f s)%n", e.summary(), e.gpuxNotes(), e.file(),
+                    e.sha256(), (System.nanoTime() - t0) / 1e9);
+                final Map<String, String> f = new LinkedHashMap<>();
+                f.put("name", name);
+                f.put("file", e.file().toString());
+                f.put("sha256", e.sha256());
+                f.put("commands", String.format("%,d", e.commands()));
+                f.put("trades", String.format("%,d", e.trades()));
+                f.put("volume", String.format("%,d", e.volume()));
+                f.put("gpuxCommandsPerFlowCommand", String.format("%.3f", e.gpuxCommandsPerFlowCommand()));
+                f.put("summary", e.summary());
+                f.put("gpux", e.gpuxNotes());
+                report.flows.add(f);
+            }
+            catch (final Exception e)
+            {
+                report.failures.add("order flow " + name + ": " + e);
+                e.printStackTrace();
+            }
+        }
+    }
+
+    // ---- JMH -----------------------------------------------------------------------------------------------------
+
+    private ChainedOptionsBuilder jmhOptions()
+    {
+        return new OptionsBuilder().forks(profile.jmhForks()).warmupIterations(profile.jmhWarmups())
+            .warmupTime(TimeValue.fromString(profile.jmhWarmupTime())).measurementIterations(profile.jmhIterations())
+            .measurementTime(TimeValue.fromString(profile.jmhIterationTime())).addProfiler(GCProfiler.class)
+            .shouldFailOnError(true);
+    }
+
+    private List<String> jmhArgs()
+    {
+        return List.of("-f", Integer.toString(profile.jmhForks()), "-wi", Integer.toString(profile.jmhWarmups()), "-w",
+            profile.jmhWarmupTime(), "-i", Integer.toString(profile.jmhIterations()), "-r", profile.jmhIterationTime(),
+            "-prof", "gc", "-foe", "true");
+    }
+
+    /** One gpux JMH benchmark in this JVM's JMH (with forks, in JVMs of JMH's own with this JVM's flags). */
+    private Report.Figure jmh(final String section, final String include, final String name, final String unit,
+        final Map<String, String> params)
+    {
+        final ChainedOptionsBuilder options = jmhOptions().include(include);
+        params.forEach(options::param);
+        try
+        {
+            final Collection<RunResult> results = new Runner(options.build()).run();
+            if (results.size() != 1)
+            {
+                throw new RunnerException(results.size() + " results for " + include);
+            }
+            final RunResult r = results.iterator().next();
+            final Result<?> primary = r.getPrimaryResult();
+            Result<?> alloc = null;
+            for (final String key : r.getSecondaryResults().keySet())
+            {
+                if (key.endsWith("gc.alloc.rate.norm"))
+                {
+                    alloc = r.getSecondaryResults().get(key);
+                }
+            }
+            final List<Double> iterations = new ArrayList<>();
+            for (final BenchmarkResult br : r.getBenchmarkResults())
+            {
+                for (final IterationResult ir : br.getIterationResults())
+                {
+                    iterations.add(ir.getPrimaryResult().getScore());
+                }
+            }
+            final Report.Figure f = new Report.Figure(section, name, unit, primary.getScore(), primary.getScoreError(),
+                "99.9 % confidence half-width (JMH)", iterations.size(),
+                iterations.stream().mapToDouble(Double::doubleValue).toArray(), alloc == null ? Double.NaN : alloc.getScore(),
+                alloc == null ? Double.NaN : alloc.getScoreError(), null, "JMH " + primary.getScoreUnit());
+            report.figures.add(f);
+            return f;
+        }
+        catch (final Exception e)
+        {
+            report.failures.add(name + ": " + e);
+            e.printStackTrace();
+            return null;
+        }
+    }
+
+    private void book()
+    {
+        final Map<String, Report.Figure> gpux = new LinkedHashMap<>();
+        for (final String flow : OrderFlows.NAMES)
+        {
+            gpux.put(flow, jmh("book", "io.gpux.bench.OrderBookBenchmark.gpux$", "gpux engine, " + flow, "flow commands/s",
+                Map.of("flow", flow, "flowDir", flowDir.toString())));
+        }
+        final List<String> args = new ArrayList<>(List.of("io.gpux.bench.xc.ExchangeCoreBookBenchmark.book$"));
+        args.addAll(jmhArgs());
+        args.addAll(List.of("-p", "flowDir=" + flowDir, "-p", "impl=" + profile.xcBooks()));
+        final Child c = child("exchange-core JMH", xcClasspath, "io.gpux.bench.xc.XcJmh", args);
+        final List<Report.Figure> xc = new ArrayList<>();
+        for (final Map<String, String> r : c.results())
+        {
+            final String params = r.getOrDefault("params", "");
+            final String flow = param(params, "flow");
+            final String impl = param(params, "impl");
+            final Report.Figure f = new Report.Figure("book", "exchange-core OrderBook" +
+                (impl.equals("naive") ? "NaiveImpl" : "DirectImpl") + ", " + flow, "flow commands/s", dbl(r, "score"),
+                dbl(r, "error"), "99.9 % confidence half-width (JMH)", profile.jmhIterations() * Math.max(1, profile.jmhForks()),
+                new double[0], dbl(r, "alloc"), dbl(r, "allocError"), null, "JMH " + r.get("unit").replace('_', ' '));
+            report.figures.add(f);
+            xc.add(f);
+            final Report.Figure g = gpux.get(flow);
+            if (g != null)
+            {
+                report.ratios.add(Report.Ratio.of("book", "gpux / exchange-core " + impl + ", " + flow, g, f,
+                    "flow commands per second, same flow file; > 1: gpux ahead"));
+            }
+        }
+        if (c.exit() != 0 || xc.isEmpty())
+        {
+            report.failures.add("exchange-core JMH: exit " + c.exit() + ", " + xc.size() + " results (see the .txt)");
+        }
+    }
+
+    private static String param(final String params, final String key)
+    {
+        for (final String kv : params.split(","))
+        {
+            if (kv.startsWith(key + ":"))
+            {
+                return kv.substring(key.length() + 1);
+            }
+        }
+        return "?";
+    }
+
+    // ---- the pipelines -----------------------------------------------------------------------------------------
+
+    private String gpuxClasspath()
+    {
+        return System.getProperty("java.class.path");
+    }
+
+    private void compare(final String flow)
+    {
+        final Map<String, Report.Figure> tput = new LinkedHashMap<>();
+        for (final String config : Profile.PIPELINES)
+        {
+            final double[] runs = new double[profile.compareRuns()];
+            boolean ok = true;
+            for (int i = 0; i < runs.length && ok; i++)
+            {
+                final Child c = comparePipeline(config, flow, 0, profile.compareWarmup(), profile.compareMessages());
+                final Map<String, String> r = c.result("mode", "throughput");
+                ok = r != null && c.exit() == 0;
+                runs[i] = ok ? dbl(r, "rate") : Double.NaN;
+                if (!ok)
+                {
+                    report.failures.add("pipeline comparison " + config + " " + flow + " throughput: exit " + c.exit());
+                }
+            }
+            if (ok)
+            {
+                final Report.Figure f = Report.Figure.throughput("compare", label(config) + ", " + flow + ", throughput",
+                    "flow commands/s", runs, String.format("%,d warm-up + %,d measured flow commands a run",
+                        profile.compareWarmup(), profile.compareMessages()));
+                report.figures.add(f);
+                tput.put(config, f);
+            }
+        }
+        ratio(tput, "gpux-ASYNC", "xc-on", flow, "gpux ASYNC / exchange-core journal on",
+            "gpux's durability default against exchange-core's only journal (which waits for the device)");
+        ratio(tput, "gpux-SYNC", "xc-on", flow, "gpux SYNC / exchange-core journal on",
+            "like for like: both wait for the device on each batch");
+        ratio(tput, "gpux-ASYNC", "xc-off", flow, "gpux ASYNC (journals on) / exchange-core without journal", null);
+        for (final long rate : profile.compareRates())
+        {
+            final Map<String, Report.Figure> lat = new LinkedHashMap<>();
+            for (final String config : profile.latencyConfigs())
+            {
+                final Child c = comparePipeline(config, flow, rate, profile.latencyWarmup(rate), profile.latencyMessages(rate));
+                final Map<String, String> r = c.result("mode", "latency");
+                if (r == null || c.exit() != 0)
+                {
+                    report.failures.add("pipeline comparison " + config + " " + flow + " latency at " + rate + "/s: exit " + c.exit());
+                    continue;
+                }
+                final Report.Figure f = Report.Figure.latency("compare", String.format("%s, %s, %,d/s offered", label(config),
+                    flow, rate), percentiles(r), String.format("%,d warm-up flow commands excluded", profile.latencyWarmup(rate)));
+                report.figures.add(f);
+                lat.put(config, f);
+            }
+            final Report.Figure g = lat.get("gpux-ASYNC");
+            for (final String xc : new String[] {"xc-on", "xc-off"})
+            {
+                final Report.Figure x = lat.get(xc);
+                if (g != null && x != null)
+                {
+                    for (final String p : new String[] {"p50", "p99"})
+                    {
+                        report.ratios.add(new Report.Ratio("compare", String.format("%s %s / gpux ASYNC %s, %s, %,d/s", label(xc),
+                            p, p, flow, rate), x.percentiles().get(p) / g.percentiles().get(p), Double.NaN,
+                            "> 1: gpux's latency lower; one run each"));
+                    }
+                }
+            }
+        }
+    }
+
+    private void ratio(final Map<String, Report.Figure> figures, final String a, final String b, final String flow,
+        final String name, final String note)
+    {
+        if (figures.containsKey(a) && figures.containsKey(b))
+        {
+            report.ratios.add(Report.Ratio.of("compare", name + ", " + flow + ", throughput", figures.get(a), figures.get(b),
+                note == null ? "> 1: gpux ahead" : note + "; > 1: gpux ahead"));
+        }
+    }
+
+    private static String label(final String config)
+    {
+        return switch (config)
+        {
+            case "gpux-ASYNC" -> "gpux ASYNC";
+            case "gpux-SYNC" -> "gpux SYNC";
+            case "xc-on" -> "exchange-core journal on";
+            case "xc-off" -> "exchange-core journal off";
+            default -> config;
+        };
+    }
+
+    private Child comparePipeline(final String config, final String flow, final long rate, final int warmup,
+        final int messages)
+    {
+        final List<String> args = new ArrayList<>(List.of("--flow", flow, "--flow-dir", flowDir.toString(), "--rate",
+            Long.toString(rate), "--warmup", Integer.toString(warmup), "--messages", Integer.toString(messages)));
+        if (config.startsWith("gpux"))
+        {
+            args.addAll(List.of("--durability", config.substring(5)));
+            return child(label(config) + " " + flow, gpuxClasspath(), "io.gpux.bench.pipeline.OrderFlowPipelineBenchmark", args);
+        }
+        args.addAll(List.of("--journal", config.substring(3)));
+        return child(label(config) + " " + flow, xcClasspath, "io.gpux.bench.xc.ExchangeCorePipelineBenchmark", args);
+    }
+
+    private static final Pattern PIPELINE_TPUT =
+        Pattern.compile("throughput (\\w+): ([\\d,]+) commands in ([\\d.]+) s = ([\\d,]+) commands/s");
+    private static final Pattern LATENCY = Pattern.compile("p50 ([\\d.,]+)\\s+p90 ([\\d.,]+)\\s+p99 ([\\d.,]+)\\s+" +
+        "p99\\.9 ([\\d.,]+)\\s+p99\\.99 ([\\d.,]+)\\s+max ([\\d.,]+)");
+    private static final Pattern LATENCY_COUNT = Pattern.compile("([\\d,]+) measured");
+
+    private void pipeline()
+    {
+        for (final String durability : profile.pipelineDurabilities())
+        {
+            final double[] runs = new double[profile.pipelineRuns()];
+            boolean ok = true;
+            for (int i = 0; i < runs.length && ok; i++)
+            {
+                final Child c = child("PipelineBenchmark " + durability, gpuxClasspath(),
+                    "io.gpux.bench.pipeline.PipelineBenchmark", List.of("--durability", durability, "--warmup",
+                        Integer.toString(profile.pipelineWarmup()), "--commands", Integer.toString(profile.pipelineCommands())));
+                final Matcher m = c.find(PIPELINE_TPUT);
+                ok = m != null && c.exit() == 0;
+                runs[i] = ok ? number(m.group(4)) : Double.NaN;
+            }
+            if (ok)
+            {
+                report.figures.add(Report.Figure.throughput("pipeline", "throughput " + durability, "commands/s", runs,
+                    String.format("PlainFlow, %,d warm-up + %,d measured commands a run, both journals on",
+                        profile.pipelineWarmup(), profile.pipelineCommands())));
+            }
+            else
+            {
+                report.failures.add("PipelineBenchmark throughput " + durability);
+            }
+        }
+        for (final long rate : profile.pipelineRates())
+        {
+            final int commands = profile.latencyMessages(rate);
+            final int warmup = profile.latencyWarmup(rate);
+            final Child c = child("PipelineBenchmark latency", gpuxClasspath(), "io.gpux.bench.pipeline.PipelineBenchmark",
+                List.of("--rate", Long.toString(rate), "--warmup", Integer.toString(warmup), "--commands",
+                    Integer.toString(commands)));
+            final Matcher m = c.find(LATENCY);
+            if (m == null || c.exit() != 0)
+            {
+                report.failures.add("PipelineBenchmark latency at " + rate + "/s");
+                continue;
+            }
+            final Map<String, Double> p = percentiles(m);
+            final Matcher n = c.find(LATENCY_COUNT);
+            p.put("count", n == null ? Double.NaN : number(n.group(1)));
+            report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC, %,d commands/s offered", rate), p,
+                String.format("PlainFlow, publish to first event, %,d warm-up commands excluded", warmup)));
+        }
+    }
+
+    private static final Pattern JOURNALED = Pattern.compile("journaled ([\\d,]+) commands in ([\\d.]+) s");
+    private static final Pattern RECOVERED = Pattern.compile("recovery with snapshots: ([\\d.]+) s \\(snapshot at command " +
+        "([\\d,]+), ([\\d,]+) commands replayed, ([\\d,]+) events checked\\)");
+    private static final Pattern FULL_REPLAY =
+        Pattern.compile("full replay from command 1: ([\\d.]+) s \\(([\\d,]+) commands, ([\\d,]+) events checked\\)");
+
+    private void recovery()
+    {
+        final Child c = child("RecoveryBenchmark", gpuxClasspath(), "io.gpux.bench.pipeline.RecoveryBenchmark",
+            List.of("--commands", Integer.toString(profile.recoveryCommands()), "--snapshot-every",
+                Integer.toString(profile.recoverySnapshotEvery())));
+        final Matcher j = c.find(JOURNALED);
+        final Matcher r = c.find(RECOVERED);
+        final Matcher f = c.find(FULL_REPLAY);
+        if (c.exit() != 0 || j == null || r == null)
+        {
+            report.failures.add("RecoveryBenchmark: exit " + c.exit());
+            return;
+        }
+        report.figures.add(Report.Figure.throughput("recovery", String.format("restart after %,d journaled commands",
+            profile.recoveryCommands()), "s", new double[] {number(r.group(1))}, String.format("snapshot at command %s, %s " +
+            "commands replayed, %s events checked; snapshot every %,d", r.group(2), r.group(3), r.group(4),
+            profile.recoverySnapshotEvery())));
+        if (f != null)
+        {
+            report.figures.add(Report.Figure.throughput("recovery", "full replay from command 1", "s",
+                new double[] {number(f.group(1))}, f.group(2) + " commands, " + f.group(3) + " events checked"));
+        }
+        report.figures.add(Report.Figure.throughput("recovery", "journaling them", "s", new double[] {number(j.group(2))},
+            "snapshots included"));
+    }
+
+    private static final Pattern ROUND_TRIP_SENT = Pattern.compile("sent ([\\d,]+) bids in ([\\d.]+) s \\(([\\d,]+)/s " +
+        "achieved\\), fills ([\\d,]+), errors ([\\d,]+)");
+
+    private void roundTrip()
+    {
+        final Child c = child("RoundTripBenchmark", gpuxClasspath(), "io.gpux.bench.gateway.RoundTripBenchmark",
+            List.of("--rate", Long.toString(profile.roundTripRate()), "--seconds", Integer.toString(profile.roundTripSeconds()),
+                "--warmup", Integer.toString(profile.roundTripWarmup())));
+        final Matcher s = c.find(ROUND_TRIP_SENT);
+        final Matcher m = c.find(LATENCY);
+        if (s == null || m == null || number(s.group(4)) == 0)
+        {
+            report.failures.add("RoundTripBenchmark: exit " + c.exit() + (s == null ? ", no results" : ", no fill"));
+            return;
+        }
+        final Map<String, Double> p = percentiles(m);
+        final Matcher n = c.find(LATENCY_COUNT);
+        p.put("count", n == null ? Double.NaN : number(n.group(1)));
+        report.figures.add(Report.Figure.latency("roundtrip", String.format("bid -> fill at the client, %,d bids/s offered",
+            profile.roundTripRate()), p, String.format("1 connection, %d s warm-up excluded; %s/s achieved, %s fills, %s errors",
+            profile.roundTripWarmup(), s.group(3), s.group(4), s.group(5)) + (c.exit() == 0 ? "" :
+            "; NOT EVERY BID FILLED: more was offered than the exchange took (BUSY answers)")));
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------------------------
+
+    private Child child(final String what, final String classpath, final String main, final List<String> args)
+    {
+        System.out.println();
+        System.out.printf("=== %s (at %.0f s): %s %s%n", what, (System.nanoTime() - startNanos) / 1e9, main,
+            String.join(" ", args));
+        return Child.run(classpath, main, args);
+    }
+
+    private static Map<String, Double> percentiles(final Map<String, String> r)
+    {
+        final Map<String, Double> p = new LinkedHashMap<>();
+        for (final String k : new String[] {"p50", "p90", "p99", "p99.9", "p99.99", "max", "count"})
+        {
+            p.put(k, dbl(r, k));
+        }
+        return p;
+    }
+
+    private static Map<String, Double> percentiles(final Matcher m)
+    {
+        final Map<String, Double> p = new LinkedHashMap<>();
+        final String[] keys = {"p50", "p90", "p99", "p99.9", "p99.99", "max"};
+        for (int i = 0; i < keys.length; i++)
+        {
+            p.put(keys[i], number(m.group(i + 1)));
+        }
+        return p;
+    }
+
+    private static double dbl(final Map<String, String> r, final String key)
+    {
+        final String v = r.get(key);
+        try
+        {
+            return v == null ? Double.NaN : Double.parseDouble(v);
+        }
+        catch (final NumberFormatException e)
+        {
+            return Double.NaN;
+        }
+    }
+
+    /** A number as the mains print it ({@code %,d}, {@code %.1f}; the children run with an English locale). */
+    static double number(final String s)
+    {
+        return Double.parseDouble(s.replace(",", ""));
+    }
+
+    private void checkXcClasspath()
+    {
+        if (!wanted("book") && !wanted("compare"))
+        {
+            return;
+        }
+        final String first = xcClasspath.split(File.pathSeparator)[0];
+        if (!new File(first).exists())
+        {
+            throw new IllegalStateException("exchange-core's side is not built: no " + first + " (./mvnw -q -B package " +
+                "-DskipTests -pl benchmarks-exchange-core -am)");
+        }
+        final Path xcSources = root.resolve("benchmarks-exchange-core/src");
+        if (first.endsWith(".jar") && Files.isDirectory(xcSources) && Machine.newerThan(xcSources, new File(first).lastModified()))
+        {
+            System.out.println("warning: " + first + " is older than benchmarks-exchange-core/src: rebuild it (./mvnw -q " +
+                "-B package -DskipTests -pl benchmarks-exchange-core -am)");
+        }
+    }
+
+    private void header(final String host)
+    {
+        final Map<String, String> h = report.header;
+        h.put("date", LocalDate.now().toString());
+        h.put("started", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+        h.put("host", host);
+        h.put("profile", profile.name());
+        h.put("commit", Machine.commit(root));
+        h.put("machine", Machine.describe());
+        h.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+        h.put("load average before", Machine.loadAverage());
+        h.put("JVM", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " (" +
+            System.getProperty("java.vendor") + "), GC: " + Machine.garbageCollectors() + ", max heap " +
+            Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB");
+        h.put("JVM flags (every JVM of the run)", String.join(" ", Machine.jvmFlags()));
+        h.put("settings", profile.describe());
+        h.put("exchange-core", "0.5.3: OrderBookDirectImpl (book); ExchangeCore with PerformanceConfiguration.baseBuilder() " +
+            "(ring 16k, 1 matching engine, 1 risk engine), OrderBookDirectImpl, YIELDING wait strategy, plain threads (no CPU " +
+            "pinning); journal: DiskSerializationProcessor, LZ4, file opened rwd");
+        h.put("gpux", "pipeline: 2 threads (core, ticker off), yielding wait, inline output, both journals on, snapshots off " +
+            "during the pipeline runs");
+    }
+
+    static Path projectRoot()
+    {
+        try
+        {
+            final Path jar = Path.of(BenchSuite.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            // benchmarks/target/benchmarks.jar (or benchmarks/target/classes)
+            final Path candidate = jar.getParent().getParent().getParent();
+            if (Files.isRegularFile(candidate.resolve("benchmarks/pom.xml")))
+            {
+                return candidate;
+            }
+        }
+        catch (final Exception ignored)
+        {
+            // fall back to the working directory
+        }
+        for (File d = new File("").getAbsoluteFile(); d != null; d = d.getParentFile())
+        {
+            if (new File(d, "benchmarks/pom.xml").isFile())
+            {
+                return d.toPath();
+            }
+        }
+        return Path.of("").toAbsolutePath();
+    }
+
+    /** Writes to two streams: the console and the raw results file. */
+    private static final class Tee extends OutputStream
+    {
+        private final OutputStream a;
+        private final OutputStream b;
+
+        Tee(final OutputStream a, final OutputStream b)
+        {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(final int c) throws IOException
+        {
+            a.write(c);
+            b.write(c);
+        }
+
+        @Override
+        public void write(final byte[] buf, final int off, final int len) throws IOException
+        {
+            a.write(buf, off, len);
+            b.write(buf, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException
+        {
+            a.flush();
+            b.flush();
+        }
+    }
+}

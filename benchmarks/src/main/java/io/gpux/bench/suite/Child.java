@@ -1,0 +1,145 @@
+package io.gpux.bench.suite;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A benchmark main run in a JVM of its own, with this JVM's flags (the root pom's {@code gpux.jvm.flags} and
+ * {@code GPUX_JAVA_OPTS}, as the launcher passed them) and an English locale (so that its numbers parse); what it
+ * prints is echoed and kept. A main's results are its {@code RESULT key=value ...} lines, or lines matched by a
+ * pattern for the mains that print only for people.
+ */
+final class Child
+{
+    /** A child still running after this long is killed and counted as failed. */
+    static final long TIMEOUT_MINUTES = 60;
+
+    private final List<String> lines;
+    private final int exit;
+
+    private Child(final List<String> lines, final int exit)
+    {
+        this.lines = lines;
+        this.exit = exit;
+    }
+
+    static Child run(final String classpath, final String main, final List<String> args)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(Machine.jvmFlags());
+        command.add("-Duser.language=en");
+        command.add("-Duser.country=US");
+        command.add("-cp");
+        command.add(classpath);
+        command.add(main);
+        command.addAll(args);
+        final List<String> lines = new ArrayList<>();
+        try
+        {
+            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final Thread reader = new Thread(() ->
+            {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
+                {
+                    for (String line; (line = r.readLine()) != null; )
+                    {
+                        System.out.println(line);
+                        synchronized (lines)
+                        {
+                            lines.add(line);
+                        }
+                    }
+                }
+                catch (final IOException e)
+                {
+                    System.out.println("(output lost: " + e + ")");
+                }
+            }, "child-output");
+            reader.start();
+            if (!p.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES))
+            {
+                p.destroyForcibly().waitFor();
+                reader.join();
+                System.out.println("(killed after " + TIMEOUT_MINUTES + " minutes)");
+                return new Child(lines, -1);
+            }
+            reader.join();
+            return new Child(lines, p.exitValue());
+        }
+        catch (final IOException e)
+        {
+            System.out.println("(could not start: " + e + ")");
+            return new Child(lines, -2);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return new Child(lines, -3);
+        }
+    }
+
+    int exit()
+    {
+        return exit;
+    }
+
+    /** The {@code RESULT} lines, each as its key=value pairs. */
+    List<Map<String, String>> results()
+    {
+        final List<Map<String, String>> out = new ArrayList<>();
+        for (final String line : lines)
+        {
+            if (line.startsWith("RESULT "))
+            {
+                final Map<String, String> r = new LinkedHashMap<>();
+                for (final String kv : line.substring(7).trim().split("\\s+"))
+                {
+                    final int eq = kv.indexOf('=');
+                    if (eq > 0)
+                    {
+                        r.put(kv.substring(0, eq), kv.substring(eq + 1));
+                    }
+                }
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** The first RESULT line with {@code key=value}, or null. */
+    Map<String, String> result(final String key, final String value)
+    {
+        for (final Map<String, String> r : results())
+        {
+            if (value.equals(r.get(key)))
+            {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** The first line matching a pattern, matched, or null. */
+    Matcher find(final Pattern pattern)
+    {
+        for (final String line : lines)
+        {
+            final Matcher m = pattern.matcher(line);
+            if (m.find())
+            {
+                return m;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,335 @@
+package io.gpux.bench.suite;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one {@link BenchSuite} run measured, written as Markdown (for people, quoted by the README) and JSON (for
+ * tools): machine, JVM, settings, each figure with its error, the ratios, and what failed.
+ */
+final class Report
+{
+    /** Section ids in report order, with their titles. */
+    static final Map<String, String> SECTIONS = new LinkedHashMap<>();
+
+    static
+    {
+        SECTIONS.put("book", "Order book alone: gpux vs exchange-core, same flow file");
+        SECTIONS.put("compare", "Whole pipeline: gpux vs exchange-core, same flow file");
+        SECTIONS.put("engine", "Engine alone (EngineBenchmark)");
+        SECTIONS.put("pipeline", "gpux pipeline (PipelineBenchmark, PlainFlow)");
+        SECTIONS.put("recovery", "Recovery (RecoveryBenchmark)");
+        SECTIONS.put("roundtrip", "Gateway round trip (RoundTripBenchmark)");
+    }
+
+    /**
+     * One measured figure: a throughput or time ({@code score} and {@code error}), or latency percentiles.
+     *
+     * @param errorKind what {@code error} is: JMH's 99.9 % confidence half-width, or the standard deviation of
+     *                  {@code n} runs (NaN with one run)
+     * @param runs      the score of each run
+     * @param alloc     JMH's gc.alloc.rate.norm, bytes per operation (NaN if not measured)
+     */
+    record Figure(
+        String section, String name, String unit, double score, double error, String errorKind, int n, double[] runs,
+        double alloc, double allocError, Map<String, Double> percentiles, String note)
+    {
+        static Figure throughput(final String section, final String name, final String unit, final double[] runs,
+            final String note)
+        {
+            final double mean = mean(runs);
+            return new Figure(section, name, unit, mean, sd(runs, mean), "sd of " + runs.length + " run(s)", runs.length, runs,
+                Double.NaN, Double.NaN, null, note);
+        }
+
+        static Figure latency(final String section, final String name, final Map<String, Double> percentiles,
+            final String note)
+        {
+            return new Figure(section, name, "us", percentiles.getOrDefault("p50", Double.NaN), Double.NaN,
+                "one run; HdrHistogram, 3 significant digits", 1, new double[0], Double.NaN, Double.NaN, percentiles, note);
+        }
+    }
+
+    /** A ratio a / b, its error propagated from theirs (relative errors in quadrature). */
+    record Ratio(String section, String name, double value, double error, String note)
+    {
+        static Ratio of(final String section, final String name, final Figure a, final Figure b, final String note)
+        {
+            final double value = a.score() / b.score();
+            final double ra = a.error() / a.score();
+            final double rb = b.error() / b.score();
+            return new Ratio(section, name, value, value * Math.sqrt(ra * ra + rb * rb), note);
+        }
+    }
+
+    final Map<String, String> header = new LinkedHashMap<>();
+    final List<Map<String, String>> flows = new ArrayList<>();
+    final List<Figure> figures = new ArrayList<>();
+    final List<Ratio> ratios = new ArrayList<>();
+    final List<String> failures = new ArrayList<>();
+    final List<String> handicaps = new ArrayList<>();
+
+    static double mean(final double[] v)
+    {
+        double s = 0;
+        for (final double x : v)
+        {
+            s += x;
+        }
+        return v.length == 0 ? Double.NaN : s / v.length;
+    }
+
+    static double sd(final double[] v, final double mean)
+    {
+        if (v.length < 2)
+        {
+            return Double.NaN;
+        }
+        double s = 0;
+        for (final double x : v)
+        {
+            s += (x - mean) * (x - mean);
+        }
+        return Math.sqrt(s / (v.length - 1));
+    }
+
+    Figure find(final String section, final String name)
+    {
+        for (final Figure f : figures)
+        {
+            if (f.section.equals(section) && f.name.equals(name))
+            {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    // ---- Markdown ----------------------------------------------------------------------------------------------
+
+    void writeMarkdown(final Path file) throws IOException
+    {
+        final StringBuilder md = new StringBuilder();
+        md.append("# gpux benchmarks: ").append(header.get("date")).append(", ").append(header.get("host")).append(", ")
+            .append(header.get("profile")).append(" profile\n\n");
+        md.append("| | |\n| --- | --- |\n");
+        header.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v.replace("|", "\\|")).append(" |\n"));
+        md.append('\n');
+        if (!failures.isEmpty())
+        {
+            md.append("## FAILURES\n\n");
+            failures.forEach(f -> md.append("- ").append(f).append('\n'));
+            md.append('\n');
+        }
+        if (!flows.isEmpty())
+        {
+            md.append("## Order flows (one file per flow, replayed by both sides)\n\n");
+            md.append("| flow | commands/pass | trades/pass | gpux commands per flow command | sha256 |\n| --- | ---: | ---: | ---: | --- |\n");
+            for (final Map<String, String> f : flows)
+            {
+                md.append("| ").append(f.get("name")).append(" | ").append(f.get("commands")).append(" | ").append(f.get("trades"))
+                    .append(" | ").append(f.getOrDefault("gpuxCommandsPerFlowCommand", "")).append(" | `")
+                    .append(f.get("sha256")).append("` |\n");
+            }
+            md.append('\n');
+        }
+        for (final Map.Entry<String, String> s : SECTIONS.entrySet())
+        {
+            final List<Figure> tput = new ArrayList<>();
+            final List<Figure> lat = new ArrayList<>();
+            for (final Figure f : figures)
+            {
+                if (f.section.equals(s.getKey()))
+                {
+                    (f.percentiles == null ? tput : lat).add(f);
+                }
+            }
+            final List<Ratio> rs = ratios.stream().filter(r -> r.section.equals(s.getKey())).toList();
+            if (tput.isEmpty() && lat.isEmpty() && rs.isEmpty())
+            {
+                continue;
+            }
+            md.append("## ").append(s.getValue()).append("\n\n");
+            if (!tput.isEmpty())
+            {
+                md.append("| what | result | ± error | unit | error is | B/op (gc.alloc.rate.norm) | notes |\n");
+                md.append("| --- | ---: | ---: | --- | --- | ---: | --- |\n");
+                for (final Figure f : tput)
+                {
+                    md.append("| ").append(f.name).append(" | ").append(num(f.score)).append(" | ").append(num(f.error))
+                        .append(" | ").append(f.unit).append(" | ").append(f.errorKind).append(" | ")
+                        .append(Double.isNaN(f.alloc) ? "" : String.format("%.3f ± %s", f.alloc, num3(f.allocError)))
+                        .append(" | ").append(f.note == null ? "" : f.note).append(" |\n");
+                }
+                md.append('\n');
+            }
+            if (!lat.isEmpty())
+            {
+                md.append("| latency, us | p50 | p90 | p99 | p99.9 | p99.99 | max | measured | notes |\n");
+                md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+                for (final Figure f : lat)
+                {
+                    md.append("| ").append(f.name);
+                    for (final String p : new String[] {"p50", "p90", "p99", "p99.9", "p99.99", "max"})
+                    {
+                        md.append(" | ").append(num1(f.percentiles.getOrDefault(p, Double.NaN)));
+                    }
+                    md.append(" | ").append(num(f.percentiles.getOrDefault("count", Double.NaN))).append(" | ")
+                        .append(f.note == null ? "" : f.note).append(" |\n");
+                }
+                md.append("\nLatency: open loop at a fixed offered rate, from when each command was due (not sent), so " +
+                    "coordinated omission is corrected; warm-up excluded; one run each.\n\n");
+            }
+            if (!rs.isEmpty())
+            {
+                md.append("| ratio | value | ± error | notes |\n| --- | ---: | ---: | --- |\n");
+                for (final Ratio r : rs)
+                {
+                    md.append("| ").append(r.name).append(" | ").append(String.format("%.2f", r.value)).append(" | ")
+                        .append(Double.isNaN(r.error) ? "n/a" : String.format("%.2f", r.error)).append(" | ")
+                        .append(r.note == null ? "" : r.note).append(" |\n");
+                }
+                md.append('\n');
+            }
+        }
+        if (!handicaps.isEmpty())
+        {
+            md.append("## Handicaps: what each side does that the other does not\n\n");
+            handicaps.forEach(h -> md.append("- ").append(h).append('\n'));
+            md.append('\n');
+        }
+        Files.writeString(file, md);
+    }
+
+    private static String num(final double v)
+    {
+        if (Double.isNaN(v))
+        {
+            return "n/a";
+        }
+        return Math.abs(v) >= 100 ? String.format("%,.0f", v) : String.format("%.3f", v);
+    }
+
+    private static String num1(final double v)
+    {
+        return Double.isNaN(v) ? "n/a" : String.format("%,.1f", v);
+    }
+
+    private static String num3(final double v)
+    {
+        return Double.isNaN(v) ? "n/a" : String.format("%.3f", v);
+    }
+
+    // ---- JSON --------------------------------------------------------------------------------------------------
+
+    void writeJson(final Path file) throws IOException
+    {
+        final StringBuilder j = new StringBuilder("{\n");
+        j.append("  \"header\": ").append(object(header)).append(",\n");
+        j.append("  \"flows\": [");
+        for (int i = 0; i < flows.size(); i++)
+        {
+            j.append(i == 0 ? "\n    " : ",\n    ").append(object(flows.get(i)));
+        }
+        j.append("\n  ],\n  \"figures\": [");
+        for (int i = 0; i < figures.size(); i++)
+        {
+            final Figure f = figures.get(i);
+            j.append(i == 0 ? "\n    {" : ",\n    {");
+            j.append("\"section\": ").append(str(f.section)).append(", \"name\": ").append(str(f.name))
+                .append(", \"unit\": ").append(str(f.unit)).append(", \"score\": ").append(dbl(f.score))
+                .append(", \"error\": ").append(dbl(f.error)).append(", \"errorKind\": ").append(str(f.errorKind))
+                .append(", \"n\": ").append(f.n).append(", \"runs\": [");
+            for (int k = 0; k < f.runs.length; k++)
+            {
+                j.append(k == 0 ? "" : ", ").append(dbl(f.runs[k]));
+            }
+            j.append("], \"allocBytesPerOp\": ").append(dbl(f.alloc)).append(", \"allocError\": ").append(dbl(f.allocError));
+            if (f.percentiles != null)
+            {
+                j.append(", \"percentiles\": {");
+                int k = 0;
+                for (final Map.Entry<String, Double> p : f.percentiles.entrySet())
+                {
+                    j.append(k++ == 0 ? "" : ", ").append(str(p.getKey())).append(": ").append(dbl(p.getValue()));
+                }
+                j.append('}');
+            }
+            j.append(", \"note\": ").append(str(f.note)).append('}');
+        }
+        j.append("\n  ],\n  \"ratios\": [");
+        for (int i = 0; i < ratios.size(); i++)
+        {
+            final Ratio r = ratios.get(i);
+            j.append(i == 0 ? "\n    {" : ",\n    {").append("\"section\": ").append(str(r.section)).append(", \"name\": ")
+                .append(str(r.name)).append(", \"value\": ").append(dbl(r.value)).append(", \"error\": ").append(dbl(r.error))
+                .append(", \"note\": ").append(str(r.note)).append('}');
+        }
+        j.append("\n  ],\n  \"failures\": [");
+        for (int i = 0; i < failures.size(); i++)
+        {
+            j.append(i == 0 ? "\n    " : ",\n    ").append(str(failures.get(i)));
+        }
+        j.append("\n  ],\n  \"handicaps\": [");
+        for (int i = 0; i < handicaps.size(); i++)
+        {
+            j.append(i == 0 ? "\n    " : ",\n    ").append(str(handicaps.get(i)));
+        }
+        j.append("\n  ]\n}\n");
+        Files.writeString(file, j);
+    }
+
+    private static String object(final Map<String, String> m)
+    {
+        final StringBuilder j = new StringBuilder("{");
+        int k = 0;
+        for (final Map.Entry<String, String> e : m.entrySet())
+        {
+            j.append(k++ == 0 ? "" : ", ").append(str(e.getKey())).append(": ").append(str(e.getValue()));
+        }
+        return j.append('}').toString();
+    }
+
+    private static String dbl(final double v)
+    {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : Double.toString(v);
+    }
+
+    static String str(final String s)
+    {
+        if (s == null)
+        {
+            return "null";
+        }
+        final StringBuilder j = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++)
+        {
+            final char c = s.charAt(i);
+            switch (c)
+            {
+                case '"' -> j.append("\\\"");
+                case '\\' -> j.append("\\\\");
+                case '\n' -> j.append("\\n");
+                case '\r' -> j.append("\\r");
+                case '\t' -> j.append("\\t");
+                default ->
+                {
+                    if (c < 0x20)
+                    {
+                        j.append(String.format("\\u%04x", (int)c));
+                    }
+                    else
+                    {
+                        j.append(c);
+                    }
+                }
+            }
+        }
+        return j.append('"').toString();
+    }
+}
