@@ -98,7 +98,7 @@ public final class BenchSuite
 
                         Runs every benchmark (short profile: under 5 minutes on 2 cores; --full: the long one; --smoke:
                         a second or two each, numbers meaningless) and writes DIR/DATE-HOST[-full|-smoke].{md,json,txt}
-                        (default DIR: benchmarks/results). SECTIONS: comma-separated of book, compare, engine, pipeline,
+                        (default DIR: benchmarks/results). SECTIONS: comma-separated of book, compare, engine, hotpaths, pipeline,
                         recovery, roundtrip. --xc-cp: exchange-core's side (default: the benchmarks-exchange-core jar).""");
                     return false;
                 }
@@ -172,6 +172,14 @@ public final class BenchSuite
             for (final String b : new String[] {"lobster", "synthetic", "gpuMix"})
             {
                 jmh("engine", "io.gpux.bench.EngineBenchmark." + b + "$", "EngineBenchmark." + b, "commands/s", Map.of());
+            }
+        }
+        if (wanted("hotpaths"))
+        {
+            for (final String b : new String[] {"commandEncode", "eventEncodeDecode", "journalAppend", "gatewayDecode",
+                "gatewayEncode"})
+            {
+                jmh("hotpaths", "io.gpux.bench.HotPathBenchmark." + b + "$", "HotPathBenchmark." + b, "ops/s", Map.of());
             }
         }
         if (wanted("book"))

@@ -22,6 +22,7 @@ final class Report
         SECTIONS.put("book", "Order book alone: gpux vs exchange-core, same flow file");
         SECTIONS.put("compare", "Whole pipeline: gpux vs exchange-core, same flow file");
         SECTIONS.put("engine", "Engine alone (EngineBenchmark)");
+        SECTIONS.put("hotpaths", "Hot paths around the engine: journal records, journal append, gateway decode/encode (HotPathBenchmark)");
         SECTIONS.put("pipeline", "gpux pipeline (PipelineBenchmark, PlainFlow)");
         SECTIONS.put("recovery", "Recovery (RecoveryBenchmark)");
         SECTIONS.put("roundtrip", "Gateway round trip (RoundTripBenchmark)");
