@@ -511,26 +511,11 @@ public final class DemoRun
                 + "%d GPUs, %.0f s of wall time with the exchange's clock x%d, seed %d, all through GpuxClient over the real gateway%s",
             o.agents(), p.owners.size(), p.marketMakers.size(), p.renters.size(), p.machineCount(), p.totalGpus(),
             o.durationSeconds(), o.scale(), o.seed(), o.killExchange() ? ", exchange SIGKILLed halfway and restarted" : ""));
-        run.put("seed", o.seed());
-        run.put("agents", o.agents());
-        run.put("owners", p.owners.size());
-        run.put("marketMakers", p.marketMakers.size());
-        run.put("renters", p.renters.size());
-        run.put("machines", p.machineCount());
-        run.put("gpus", p.totalGpus());
+        SimRun.putPopulation(run, p, o.seed(), o.agents(), o.load(), o.failureAccel(), o.reclaimsPerDay());
         run.put("clockScale", o.scale());
         run.put("clockAnchor", clock.anchorArgument());
         run.put("durationWallSeconds", o.durationSeconds());
         run.put("killExchange", o.killExchange());
-        run.put("load", o.load());
-        run.put("failureAcceleration", o.failureAccel());
-        run.put("reclaimsPerMachineDay", o.reclaimsPerDay());
-        final MarketRules r = p.params.rules();
-        run.put("graceMs", r.graceMs());
-        run.put("prepayMs", r.prepayMs());
-        run.put("feeBps", r.feeBps());
-        run.put("heartbeatIntervalMs", r.heartbeatIntervalMs());
-        run.put("heartbeatTimeoutMs", r.heartbeatTimeoutMs());
         return run;
     }
 

@@ -161,22 +161,30 @@ public final class SimRun
         run.put("description", String.format(Locale.ROOT, "gpux sim: %d agents (%d owners, %d market-makers, %d renters), %d machines, "
                 + "%d GPUs, %.1f market days, seed %d, simulated clock over the matching engine", o.agents(), p.owners.size(),
             p.marketMakers.size(), p.renters.size(), p.machineCount(), p.totalGpus(), o.days(), o.seed()));
-        run.put("seed", o.seed());
-        run.put("agents", o.agents());
+        putPopulation(run, p, o.seed(), o.agents(), o.load(), o.failureAccel(), o.reclaimsPerDay());
+        return run;
+    }
+
+    /** The report's description of the agents and market rules, the same in both modes. */
+    static void putPopulation(
+        final Map<String, Object> run, final Population p, final Object seed, final Object agents, final Object load,
+        final Object failureAccel, final Object reclaimsPerDay)
+    {
+        run.put("seed", seed);
+        run.put("agents", agents);
         run.put("owners", p.owners.size());
         run.put("marketMakers", p.marketMakers.size());
         run.put("renters", p.renters.size());
         run.put("machines", p.machineCount());
         run.put("gpus", p.totalGpus());
-        run.put("load", o.load());
-        run.put("failureAcceleration", o.failureAccel());
-        run.put("reclaimsPerMachineDay", o.reclaimsPerDay());
+        run.put("load", load);
+        run.put("failureAcceleration", failureAccel);
+        run.put("reclaimsPerMachineDay", reclaimsPerDay);
         final MarketRules r = p.params.rules();
         run.put("graceMs", r.graceMs());
         run.put("prepayMs", r.prepayMs());
         run.put("feeBps", r.feeBps());
         run.put("heartbeatIntervalMs", r.heartbeatIntervalMs());
         run.put("heartbeatTimeoutMs", r.heartbeatTimeoutMs());
-        return run;
     }
 }
