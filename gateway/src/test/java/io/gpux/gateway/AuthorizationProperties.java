@@ -346,7 +346,8 @@ class AuthorizationProperties
                 MachineHeartbeat.newBuilder().setMachineId(h.machineId())));
             case ASK_ON_MACHINE ->
             {
-                TestExchange.ok(target, Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(7)
+                // an id none of the target's orders has (its orders are c.orderId() to c.orderId() + 2)
+                TestExchange.ok(target, Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(c.orderId() + 3)
                     .setMachineId(h.machineId()).setGpus(1).setPrice(ASK_PRICE)));
                 assertEquals(before.getOrdersCount() + 1, portfolio(target).getOrdersCount());
             }

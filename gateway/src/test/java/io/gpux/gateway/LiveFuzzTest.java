@@ -255,6 +255,8 @@ class LiveFuzzTest
                     {
                         loggedIn(c, trader);
                         sent = r.nextBoolean() ? f.bytes(2000) : f.mutate(RandomFrames.frame(f.envelope(Set.of("logout"))));
+                        // garbage can, by chance, hold a well-formed Logout: then a close without a reason is right
+                        loggedOut |= holdsLogout(sent);
                     }
                     case GARBAGE_THEN_LOGIN -> sent = RandomFrames.concat(f.bytes(64), login(trader));
                     case TRUNCATED_FRAME ->
@@ -409,5 +411,33 @@ class LiveFuzzTest
             }
             pad -= over > 0 ? Math.max(1, over) : -1;
         }
+    }
+
+    /** Whether the bytes, read as frames from the start, hold a frame that decodes to a Logout. */
+    private static boolean holdsLogout(final byte[] stream)
+    {
+        int at = 0;
+        while (stream.length - at >= 4)
+        {
+            final int length = java.nio.ByteBuffer.wrap(stream, at, 4).getInt();
+            if (length < 0 || length > stream.length - at - 4)
+            {
+                return false;
+            }
+            try
+            {
+                if (Envelope.parseFrom(java.util.Arrays.copyOfRange(stream, at + 4, at + 4 + length)).getBodyCase()
+                    == Envelope.BodyCase.LOGOUT)
+                {
+                    return true;
+                }
+            }
+            catch (final com.google.protobuf.InvalidProtocolBufferException ex)
+            {
+                return false;
+            }
+            at += 4 + length;
+        }
+        return false;
     }
 }
