@@ -46,6 +46,15 @@ public final class PipelineBenchmark implements Callable<Integer>
     @Option(names = "--output-wait", description = "the output thread's wait strategy: yielding or blocking")
     String outputWait = "yielding";
 
+    /** How the load generator waits for a command's due time. */
+    enum Pacer
+    {
+        PARK, YIELD
+    }
+
+    @Option(names = "--pacer", description = "the load generator waits by parking (PARK, the default) or yielding (YIELD)")
+    Pacer pacer = Pacer.PARK;
+
     @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
     Path dir;
 
@@ -78,10 +87,12 @@ public final class PipelineBenchmark implements Callable<Integer>
         final Command[] flow = PlainFlow.flow(42, warmup + commands);
         final int base = setup.size();
         final long[] due = new long[base + flow.length + 2];
+        final long[] sent = new long[base + flow.length + 2];
         final Histogram histogram = new Histogram(3_600_000_000L, 3);
+        final Histogram fromSent = new Histogram(3_600_000_000L, 3);
         final long[] lastSeen = {0};
         final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
-            .tickIntervalMs(0).snapshotEvery(0).log(m -> { }).outputYielding(!"blocking".equals(outputWait))
+            .tickIntervalMs(0).snapshotEvery(0).log(PipelineBenchmark::logFatal).outputYielding(!"blocking".equals(outputWait))
             .inlineOutput(!outputRing).busySpin(busySpin)
             .publisher((Event e) ->
             {
@@ -91,7 +102,9 @@ public final class PipelineBenchmark implements Callable<Integer>
                     lastSeen[0] = seq;
                     if (rate > 0 && seq > base + warmup && due[(int)seq] != 0)
                     {
-                        histogram.recordValue(Math.max(0, System.nanoTime() - due[(int)seq]));
+                        final long now = System.nanoTime();
+                        histogram.recordValue(Math.max(0, now - due[(int)seq]));
+                        fromSent.recordValue(Math.max(0, now - sent[(int)seq]));
                     }
                 }
             });
@@ -107,14 +120,29 @@ public final class PipelineBenchmark implements Callable<Integer>
                 long next = System.nanoTime();
                 for (int i = 0; i < flow.length; i++)
                 {
-                    while (System.nanoTime() < next)
+                    long wait;
+                    while ((wait = next - System.nanoTime()) > 0)
                     {
-                        // a yielding wait: a spinning load generator on a 2-core machine would take the
-                        // cores that the exchange and the OS need, and its own stalls would count
-                        Thread.yield();
+                        if (pacer == Pacer.PARK)
+                        {
+                            // sleeps (a timer wake-up is ~50-60 us late here, so commands go out in small
+                            // bursts, each stamped with its own due time): the load generator leaves the
+                            // cores to the exchange and the OS, as a gateway's network threads would
+                            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                        }
+                        else
+                        {
+                            // a yielding wait: it keeps a core busy, and its own stalls count
+                            Thread.yield();
+                        }
                     }
                     due[base + i + 1] = next;
-                    publish(pipeline, flow[i]);
+                    do
+                    {
+                        // written before the command can reach the publisher
+                        sent[base + i + 1] = System.nanoTime();
+                    }
+                    while (!tryPublish(pipeline, flow[i]));
                     next += interval;
                 }
                 awaitApplied(pipeline, base + flow.length);
@@ -124,6 +152,11 @@ public final class PipelineBenchmark implements Callable<Integer>
                     histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
                     histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
                     histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3);
+                System.out.printf("  from the publish (the load generator's own lateness excluded) (us): " +
+                    "p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n",
+                    fromSent.getValueAtPercentile(50) / 1e3, fromSent.getValueAtPercentile(90) / 1e3,
+                    fromSent.getValueAtPercentile(99) / 1e3, fromSent.getValueAtPercentile(99.9) / 1e3,
+                    fromSent.getValueAtPercentile(99.99) / 1e3, fromSent.getMaxValue() / 1e3);
             }
             else
             {
@@ -150,9 +183,31 @@ public final class PipelineBenchmark implements Callable<Integer>
     /** A full ring means BUSY: back off and let the pipeline's threads have the cores (there are only 2). */
     private static void publish(final ExchangePipeline pipeline, final Command c)
     {
-        while (!pipeline.tryPublish(c))
+        while (!tryPublish(pipeline, c))
         {
             Thread.yield();
+        }
+    }
+
+    private static boolean tryPublish(final ExchangePipeline pipeline, final Command c)
+    {
+        if (pipeline.tryPublish(c))
+        {
+            return true;
+        }
+        if (pipeline.failed())
+        {
+            throw new IllegalStateException("the pipeline failed (see FATAL above)");
+        }
+        return false;
+    }
+
+    /** Only a failing stage is worth a line: the benchmark's output is its numbers. */
+    private static void logFatal(final String message)
+    {
+        if (message.startsWith("FATAL"))
+        {
+            System.err.println(message);
         }
     }
 
@@ -160,6 +215,10 @@ public final class PipelineBenchmark implements Callable<Integer>
     {
         while (pipeline.appliedCommands() < sequence)
         {
+            if (pipeline.failed())
+            {
+                throw new IllegalStateException("the pipeline failed (see FATAL above)");
+            }
             Thread.onSpinWait();
         }
     }
