@@ -55,6 +55,9 @@ public final class PipelineBenchmark implements Callable<Integer>
     @Option(names = "--pacer", description = "the load generator waits by parking (PARK, the default) or yielding (YIELD)")
     Pacer pacer = Pacer.PARK;
 
+    @Option(names = "--no-pretouch", description = "the core thread takes the journals' page faults itself (no pretoucher)")
+    boolean noPretouch;
+
     @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
     Path dir;
 
@@ -93,7 +96,7 @@ public final class PipelineBenchmark implements Callable<Integer>
         final long[] lastSeen = {0};
         final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
             .tickIntervalMs(0).snapshotEvery(0).log(PipelineBenchmark::logFatal).outputYielding(!"blocking".equals(outputWait))
-            .inlineOutput(!outputRing).busySpin(busySpin)
+            .inlineOutput(!outputRing).busySpin(busySpin).pretouch(!noPretouch)
             .publisher((Event e) ->
             {
                 final long seq = e.commandSequence;

@@ -91,6 +91,52 @@ public final class Event
         askLevels = 0;
     }
 
+    /** Makes this event a copy of {@code src}, its book levels included (allocation-free once the arrays fit). */
+    public Event copyFrom(final Event src)
+    {
+        type = src.type;
+        sequence = src.sequence;
+        timeMs = src.timeMs;
+        commandSequence = src.commandSequence;
+        orderId = src.orderId;
+        accountId = src.accountId;
+        counterOrderId = src.counterOrderId;
+        leaseId = src.leaseId;
+        preemptsLeaseId = src.preemptsLeaseId;
+        marketId = src.marketId;
+        machineId = src.machineId;
+        renterId = src.renterId;
+        ownerId = src.ownerId;
+        gpus = src.gpus;
+        price = src.price;
+        remaining = src.remaining;
+        effectiveMs = src.effectiveMs;
+        cost = src.cost;
+        fee = src.fee;
+        charge = src.charge;
+        period = src.period;
+        ms = src.ms;
+        balance = src.balance;
+        available = src.available;
+        rejectReason = src.rejectReason;
+        cancelReason = src.cancelReason;
+        endReason = src.endReason;
+        noticeReason = src.noticeReason;
+        command = src.command;
+        namesMarket = src.namesMarket;
+        bidLevels = src.bidLevels;
+        askLevels = src.askLevels;
+        if (bidLevels > 0 || askLevels > 0)
+        {
+            ensureBookCapacity(Math.max(bidLevels, askLevels));
+            System.arraycopy(src.bidPrices, 0, bidPrices, 0, bidLevels);
+            System.arraycopy(src.bidGpus, 0, bidGpus, 0, bidLevels);
+            System.arraycopy(src.askPrices, 0, askPrices, 0, askLevels);
+            System.arraycopy(src.askGpus, 0, askGpus, 0, askLevels);
+        }
+        return this;
+    }
+
     public void ensureBookCapacity(final int depth)
     {
         if (bidPrices.length < depth)

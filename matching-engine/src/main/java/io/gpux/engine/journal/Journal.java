@@ -1,6 +1,8 @@
 package io.gpux.engine.journal;
 
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -8,14 +10,17 @@ import net.openhft.chronicle.queue.TailerDirection;
 import net.openhft.chronicle.wire.DocumentContext;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 /**
  * An append-only journal of binary records on a Chronicle Queue. Records are written in batches: one
  * queue document holds every record of a batch, each framed by its 4-byte length and protected by its
- * own CRC32C (the layout of {@link RecordDescriptor}), so a batch costs one queue write. One writer
- * thread appends; readers read records in order from the start or after a given document.
+ * own CRC32C (the layout of {@link RecordDescriptor}), so a batch costs one queue write: the records
+ * are gathered on the heap and copied into the queue at once when the batch ends. One writer thread
+ * appends; readers read records in order from the start or after a given document. The writer's
+ * place in the queue's file is published for a {@link Pretoucher}.
  *
  * <p>A document that fails its checks at the very end of the journal is a torn tail (a crash
  * mid-write): {@link #cutTornTail} voids it by appending a VOID document naming its index, and readers
@@ -32,8 +37,21 @@ public final class Journal implements AutoCloseable
     private final ChronicleQueue queue;
     private final ExcerptAppender appender;
     private final Path dir;
-    private DocumentContext batch;
-    private Bytes<?> batchBytes;
+    /**
+     * The records of the batch being written, [4-byte length, record]..., off the heap, so that the
+     * queue copies them into its mapped file with one memcpy (from a heap array Chronicle copies a
+     * word at a time).
+     */
+    private final ByteBuffer pendingMemory = ByteBuffer.allocateDirect(MAX_DOCUMENT + 4 + RecordDescriptor.MAX_RECORD_LENGTH);
+    private final UnsafeBuffer pending = new UnsafeBuffer(pendingMemory);
+    private final BytesStore<?, ByteBuffer> pendingStore = BytesStore.wrap(pendingMemory);
+    private int pendingLength;
+    /** The writer's place for the pretoucher: the mapped chunk it writes in (fields set before the volatile write of writtenUpTo). */
+    private BytesStore<?, ?> chunk;
+    private long chunkAddress;
+    private long chunkStart;
+    private long chunkLimit;
+    private volatile long writtenUpTo;
 
     private Journal(final Path dir, final boolean readOnly)
     {
@@ -57,31 +75,81 @@ public final class Journal implements AutoCloseable
         return dir;
     }
 
-    /** Adds a record to the current batch document (opening one if needed). */
+    /** Adds a record to the current batch (a batch that would outgrow a document is written first). */
     public void add(final byte[] record, final int length)
     {
-        if (batch != null && batchBytes.writePosition() - batchBytes.start() + length + 4 > MAX_DOCUMENT)
+        if (length < 0 || length > RecordDescriptor.MAX_RECORD_LENGTH)
+        {
+            throw new IllegalArgumentException("record of " + length + " bytes");
+        }
+        if (pendingLength > 0 && pendingLength + 4 + length > MAX_DOCUMENT)
         {
             endBatch();
         }
-        if (batch == null)
-        {
-            batch = appender.writingDocument();
-            batchBytes = batch.wire().bytes();
-        }
-        batchBytes.writeInt(length);
-        batchBytes.write(record, 0, length);
+        pending.putInt(pendingLength, length);
+        pending.putBytes(pendingLength + 4, record, 0, length);
+        pendingLength += 4 + length;
     }
 
-    /** Closes the current batch document, making its records visible to readers. */
+    /** Writes the current batch as one queue document, making its records visible to readers. */
     public void endBatch()
     {
-        if (batch != null)
+        if (pendingLength == 0)
         {
-            batch.close();
-            batch = null;
-            batchBytes = null;
+            return;
         }
+        final long end;
+        try (DocumentContext dc = appender.writingDocument())
+        {
+            final Bytes<?> bytes = dc.wire().bytes();
+            bytes.write(pendingStore, 0L, pendingLength);
+            end = bytes.writePosition();
+            final BytesStore<?, ?> store = bytes.bytesStore();
+            if (store != chunk)
+            {
+                chunk = store;
+                if (store instanceof MappedBytesStore)
+                {
+                    final MappedBytesStore mapped = (MappedBytesStore)store;
+                    chunkStart = mapped.start();
+                    chunkAddress = mapped.addressForRead(chunkStart);
+                    chunkLimit = mapped.safeLimit();
+                }
+                else
+                {
+                    chunkAddress = 0;
+                }
+            }
+        }
+        pendingLength = 0;
+        writtenUpTo = end;
+    }
+
+    /**
+     * Where the writer is, for a {@link Pretoucher} on another thread: the file offset just past the
+     * last document written, and the mapped chunk it was written in (address, first and last file
+     * offsets; address 0 when the queue is not mapped). The chunk may be a newer one than the offset's
+     * (the fields are read without a lock): a pretoucher only advises the kernel, so a stale or
+     * mismatched view costs nothing but a useless call.
+     */
+    long writtenUpTo()
+    {
+        return writtenUpTo;
+    }
+
+    long chunkAddress()
+    {
+        return chunkAddress;
+    }
+
+    long chunkStart()
+    {
+        return chunkStart;
+    }
+
+    long chunkLimit()
+    {
+        return chunkLimit;
     }
 
     /** The queue index of the last document this journal wrote (asked only when needed: it costs a scan). */
@@ -188,11 +256,12 @@ public final class Journal implements AutoCloseable
     @Override
     public void close()
     {
-        if (batch != null)
+        if (appender != null)
         {
             endBatch();
         }
         queue.close();
+        pendingStore.releaseLast();
     }
 
     /** One queue document, split into its records; {@code valid} is false if any framing or CRC fails. */

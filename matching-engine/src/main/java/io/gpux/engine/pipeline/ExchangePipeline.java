@@ -15,8 +15,11 @@ import io.gpux.engine.event.EventSink;
 import io.gpux.engine.journal.CommandCodec;
 import io.gpux.engine.journal.EventCodec;
 import io.gpux.engine.journal.Journal;
+import io.gpux.engine.journal.Pretoucher;
 import io.gpux.engine.journal.SnapshotStore;
+import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
@@ -36,18 +39,17 @@ import java.util.function.Consumer;
  *                               |
  *                      core thread: sequencer (stamp time + sequence)
  *                               -> command journal (one document per batch; msync in SYNC)
- *                               -> engine (apply the batch) -> encode events
- *                               |
- *                            [output ring]
- *                               |
- *                      output thread: event journal (one document per batch) -> publishers
+ *                               -> engine (apply the batch)
+ *                               -> event journal (one document per batch) -> publishers
  * </pre>
  *
- * Two threads, for a 2-core machine: the core thread does the sequencing, journaling and matching
- * (each stage strictly after the previous for every command, so no event can leave before its
- * command is journaled), and the output thread writes the audit trail and feeds subscribers. A
- * third, idle-most-of-the-time thread injects a TICK every {@code tickIntervalMs} so that timers fire
- * when the market is quiet.
+ * One busy thread, for a 2-core machine: the core thread does the sequencing, journaling, matching
+ * and event journaling, each stage strictly after the previous for every command, so no event can
+ * leave before its command is journaled, and the other core is left to the network and the OS. As an
+ * option ({@link Context#inlineOutput}), the event journal and the publishers run on an output thread
+ * behind an output ring instead. Two mostly sleeping threads help: a ticker injects a TICK every
+ * {@code tickIntervalMs} so that timers fire when the market is quiet, and a {@link Pretoucher} takes
+ * the journals' page faults before the core thread gets to them.
  */
 public final class ExchangePipeline implements AutoCloseable
 {
@@ -68,6 +70,7 @@ public final class ExchangePipeline implements AutoCloseable
         private boolean outputYielding = true;
         private boolean inlineOutput = true;
         private boolean busySpin;
+        private boolean pretouch = true;
 
         public Context dataDir(final Path v)
         {
@@ -160,6 +163,16 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
+        /**
+         * Touch the journals' pages ahead of the writer on a background thread (the default), so that the
+         * core thread never waits for the kernel to allocate a page of the journal files.
+         */
+        public Context pretouch(final boolean v)
+        {
+            pretouch = v;
+            return this;
+        }
+
         /** The output thread's wait strategy alone: blocking leaves the core thread a whole core. */
         public Context outputYielding(final boolean v)
         {
@@ -205,6 +218,7 @@ public final class ExchangePipeline implements AutoCloseable
     private final Recovery.Result recovered;
     private final AtomicBoolean snapshotRequested = new AtomicBoolean();
     private final Thread ticker;
+    private final AgentRunner pretoucher;
     private volatile boolean running = true;
     private volatile Throwable failure;
     private boolean closed;
@@ -253,6 +267,17 @@ public final class ExchangePipeline implements AutoCloseable
         input.setDefaultExceptionHandler(new StopOnError<>("core"));
         input.handleEventsWith(core);
         inputRing = input.start();
+
+        if (ctx.pretouch)
+        {
+            pretoucher = new AgentRunner(new SleepingMillisIdleStrategy(1),
+                ex -> ctx.log.accept("pretoucher: " + ex), null, new Pretoucher(ctx.log, commandJournal, eventJournal));
+            AgentRunner.startOnThread(pretoucher, daemonThreads("gpux-pretouch"));
+        }
+        else
+        {
+            pretoucher = null;
+        }
 
         ticker = new Thread(this::tickLoop, "gpux-ticker");
         ticker.setDaemon(true);
@@ -384,6 +409,10 @@ public final class ExchangePipeline implements AutoCloseable
         {
             core.lastHash = core.engine.stateHash();
         }
+        if (pretoucher != null)
+        {
+            pretoucher.close();
+        }
         commandJournal.takeOverWriting();
         eventJournal.takeOverWriting();
         commandJournal.close();
@@ -473,8 +502,9 @@ public final class ExchangePipeline implements AutoCloseable
         private final CommandCodec commandCodec = new CommandCodec();
         private final EventCodec eventCodec = new EventCodec();
         private final RingBuffer<EventSlot> outputRing;
-        private EventSlot[] inlineSlots = new EventSlot[1024];
-        private int inlineCount;
+        /** Inline output: the batch's events and completions, in order, published once the batch's events are journaled. */
+        private Output[] outputs = new Output[1024];
+        private int outputCount;
         private final CommandSlot[] batch;
         private int batchSize;
         private long sequence;
@@ -509,7 +539,11 @@ public final class ExchangePipeline implements AutoCloseable
             else
             {
                 final Command command = slot.command;
-                lastTime = Math.max(lastTime, ctx.clock.time());
+                if (batchSize == 0)
+                {
+                    // one reading of the clock per batch: a batch is what arrived while the last one ran
+                    lastTime = Math.max(lastTime, ctx.clock.time());
+                }
                 command.timeMs = lastTime;
                 command.sequence = ++sequence;
                 commandJournal.add(commandCodec.bytes(), commandCodec.encode(command));
@@ -543,13 +577,16 @@ public final class ExchangePipeline implements AutoCloseable
                 engine.apply(slot.command);
                 if (slot.correlation != 0)
                 {
-                    nextOutputSlot().completion(slot.command.sequence, slot.correlation);
-                    publishOutputSlot();
+                    completion(slot.command.sequence, slot.correlation);
                 }
                 batch[i] = null;
             }
             batchSize = 0;
-            flushInlineEvents();
+            if (outputRing == null)
+            {
+                eventJournal.endBatch();
+                publishOutputs();
+            }
             appliedSequence = sequence;
             for (final EventPublisher p : publishers)
             {
@@ -575,7 +612,7 @@ public final class ExchangePipeline implements AutoCloseable
         private void maybeSnapshot()
         {
             final boolean due = ctx.snapshotEvery > 0 && sequence - lastSnapshotSequence >= ctx.snapshotEvery;
-            if ((due || snapshotRequested.getAndSet(false)) && sequence > lastSnapshotSequence)
+            if ((due || (snapshotRequested.get() && snapshotRequested.getAndSet(false))) && sequence > lastSnapshotSequence)
             {
                 try
                 {
@@ -591,57 +628,95 @@ public final class ExchangePipeline implements AutoCloseable
             }
         }
 
+        /**
+         * An engine event: encoded into the event journal's batch and kept for the publishers (inline),
+         * or handed to the output thread.
+         */
         @Override
         public void onEvent(final Event event)
         {
             final int length = eventCodec.encode(event);
-            nextOutputSlot().set(eventCodec.bytes(), length);
-            publishOutputSlot();
+            if (outputRing == null)
+            {
+                eventJournal.add(eventCodec.bytes(), length);
+                if (publishers.length > 0)
+                {
+                    nextOutput().event.copyFrom(event);
+                }
+                return;
+            }
+            final long at = outputRing.next();
+            outputRing.get(at).set(eventCodec.bytes(), length);
+            outputRing.publish(at);
         }
 
-        private long outputSequence;
-
-        /** The next output entry: inline, or claimed on the output ring (then published by {@link #publishOutputSlot}). */
-        private EventSlot nextOutputSlot()
+        private void completion(final long commandSequence, final long correlation)
         {
             if (outputRing == null)
             {
-                if (inlineCount == inlineSlots.length)
+                if (publishers.length > 0)
                 {
-                    inlineSlots = java.util.Arrays.copyOf(inlineSlots, inlineCount * 2);
+                    nextOutput().completion(commandSequence, correlation);
                 }
-                EventSlot slot = inlineSlots[inlineCount];
-                if (slot == null)
-                {
-                    slot = new EventSlot();
-                    inlineSlots[inlineCount] = slot;
-                }
-                return slot;
+                return;
             }
-            outputSequence = outputRing.next();
-            return outputRing.get(outputSequence);
+            final long at = outputRing.next();
+            outputRing.get(at).completion(commandSequence, correlation);
+            outputRing.publish(at);
         }
 
-        private void publishOutputSlot()
+        private Output nextOutput()
         {
-            if (outputRing == null)
+            if (outputCount == outputs.length)
             {
-                inlineCount++;
+                outputs = java.util.Arrays.copyOf(outputs, outputCount * 2);
             }
-            else
+            Output out = outputs[outputCount];
+            if (out == null)
             {
-                outputRing.publish(outputSequence);
+                out = new Output();
+                outputs[outputCount] = out;
             }
+            outputCount++;
+            out.completion = false;
+            return out;
         }
 
-        /** Inline output: the batch's events into the event journal, then to the publishers. */
-        private void flushInlineEvents()
+        /** Inline output, after the batch's events are in the event journal: to the publishers, in order. */
+        private void publishOutputs()
         {
-            for (int i = 0; i < inlineCount; i++)
+            for (int i = 0; i < outputCount; i++)
             {
-                outputHandler.onEvent(inlineSlots[i], i, i == inlineCount - 1);
+                final Output out = outputs[i];
+                for (final EventPublisher p : publishers)
+                {
+                    if (out.completion)
+                    {
+                        p.onCommandComplete(out.commandSequence, out.correlation);
+                    }
+                    else
+                    {
+                        p.onEvent(out.event);
+                    }
+                }
             }
-            inlineCount = 0;
+            outputCount = 0;
+        }
+    }
+
+    /** An event or a command's completion waiting for its batch's events to be journaled (inline output). */
+    private static final class Output
+    {
+        final Event event = new Event();
+        boolean completion;
+        long commandSequence;
+        long correlation;
+
+        void completion(final long commandSequence, final long correlation)
+        {
+            completion = true;
+            this.commandSequence = commandSequence;
+            this.correlation = correlation;
         }
     }
 
