@@ -14,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * The gateway's hook on the exchange core, called on the core thread: fills the directory once the
  * engine has recovered, passes command completions (with the command's reject reason, if any) to
- * the egress, and derives market data after every batch. Events themselves reach the egress through
+ * the egress, derives market data after every batch and then wakes the egress. Events themselves reach the egress through
  * the event journal, not through here.
  */
 final class CorePublisher implements EventPublisher
@@ -27,10 +27,14 @@ final class CorePublisher implements EventPublisher
     private long rejectedCommandSeq;
     private RejectReason reject;
 
-    CorePublisher(final Directory directory, final MarketData marketData)
+    private final Runnable wakeEgress;
+
+    /** @param wakeEgress called after each batch: the egress has events to tail (cheap when it is awake). */
+    CorePublisher(final Directory directory, final MarketData marketData, final Runnable wakeEgress)
     {
         this.directory = directory;
         this.marketData = marketData;
+        this.wakeEgress = wakeEgress;
     }
 
     void egress(final Egress egress)
@@ -73,5 +77,6 @@ final class CorePublisher implements EventPublisher
     public void onBatchApplied(final MatchingEngine engine)
     {
         marketData.onBatchApplied(engine);
+        wakeEgress.run();
     }
 }

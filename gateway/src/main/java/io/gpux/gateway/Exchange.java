@@ -34,7 +34,6 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.protobuf.ProtobufDecoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SystemEpochClock;
 
@@ -264,6 +263,8 @@ public final class Exchange implements AutoCloseable
     final Egress egress;
     final Queries queries;
     private final AgentRunner egressRunner;
+    /** The egress waits by spinning briefly, then parks until the core has applied a batch. */
+    private final WakeableIdleStrategy egressIdle = new WakeableIdleStrategy(200, 20, TimeUnit.MICROSECONDS.toNanos(200));
     private final AtomicLong sessionIds = new AtomicLong();
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -284,7 +285,7 @@ public final class Exchange implements AutoCloseable
         final MarketData marketData = new MarketData((marketId, update) ->
             egressRef[0].put(new Egress.MarketUpdate(marketId, update)));
         queries = new Queries(directory, marketData, telemetry);
-        final CorePublisher core = new CorePublisher(directory, marketData);
+        final CorePublisher core = new CorePublisher(directory, marketData, egressIdle::wake);
         egress = new Egress(this::eventReader, directory, this::onCompleted, log);
         egressRef[0] = egress;
         core.egress(egress);
@@ -300,8 +301,7 @@ public final class Exchange implements AutoCloseable
         try
         {
             core.awaitRecovered();
-            egressRunner = new AgentRunner(new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1),
-                TimeUnit.MICROSECONDS.toNanos(200)), this::onEgressError, null, egress);
+            egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
             AgentRunner.startOnThread(egressRunner);
             while (!egress.caughtUp())
             {
