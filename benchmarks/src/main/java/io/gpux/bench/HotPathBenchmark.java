@@ -7,9 +7,11 @@ import io.gpux.engine.event.EventType;
 import io.gpux.engine.journal.CommandCodec;
 import io.gpux.engine.journal.EventCodec;
 import io.gpux.engine.journal.Journal;
+import io.gpux.gateway.codec.HotRequest;
+import io.gpux.gateway.codec.RequestDecoder;
+import io.gpux.gateway.codec.SymbolCache;
 import io.gpux.gateway.directory.Directory;
-import io.gpux.gateway.egress.Frames;
-import io.gpux.gateway.egress.ProtoMapping;
+import io.gpux.gateway.egress.EventFrames;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.PlaceBid;
 import io.netty.buffer.ByteBuf;
@@ -27,6 +29,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -37,7 +40,8 @@ import java.util.stream.Stream;
  * The hot paths around the engine, one operation each, for their allocation per operation
  * ({@code -prof gc}) as much as their speed: a command and an event through the journal record
  * codecs, a record appended to a Chronicle Queue journal as its own document, an order decoded from
- * its wire frame as the gateway does, and an account event encoded into a frame as the egress does.
+ * its wire frame into the engine command as the gateway does, and an account event encoded into a
+ * frame as the egress does.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -53,7 +57,11 @@ public class HotPathBenchmark
     private final Event decoded = new Event();
     private final EventCodec eventCodec = new EventCodec();
     private final Directory directory = new Directory();
-    private byte[] bidFrame;
+    private final RequestDecoder decoder = new RequestDecoder();
+    private final SymbolCache symbols = new SymbolCache();
+    private final Command staged = new Command();
+    private EventFrames frames;
+    private ByteBuf bidFrame;
     private ByteBuf out;
     private Path dir;
     private Journal journal;
@@ -83,8 +91,12 @@ public class HotPathBenchmark
         event.gpus = 8;
         event.price = 25_000;
 
-        bidFrame = Envelope.newBuilder().setRequestId(5).setPlaceBid(PlaceBid.newBuilder().setOrderId(123_456)
+        directory.newMarket("H100-SXM-80G");
+        final byte[] payload = Envelope.newBuilder().setRequestId(5).setPlaceBid(PlaceBid.newBuilder().setOrderId(123_456)
             .setMarket("H100-SXM-80G").setGpus(8).setPrice(25_000).setGang(true)).build().toByteArray();
+        // what the frame decoder hands on: the payload in a direct buffer, as the epoll transport reads it
+        bidFrame = Unpooled.directBuffer(payload.length).writeBytes(payload);
+        frames = new EventFrames(directory);
         out = Unpooled.directBuffer(4096);
         dir = Files.createTempDirectory("gpux-hotpath");
         journal = Journal.open(dir);
@@ -97,6 +109,7 @@ public class HotPathBenchmark
     {
         journal.close();
         out.release();
+        bidFrame.release();
         try (Stream<Path> files = Files.walk(dir))
         {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -127,11 +140,26 @@ public class HotPathBenchmark
         journal.endBatch();
     }
 
-    /** A PlaceBid frame decoded into its Envelope, as the gateway's protobuf decoder does. */
+    /**
+     * A PlaceBid frame into the engine's BID command, as the gateway does: the connection's
+     * RequestDecoder reads it into its HotRequest, the market symbol resolves through the connection's
+     * SymbolCache and the Directory, and the request fills the staged command.
+     */
     @Benchmark
-    public Envelope gatewayDecode() throws IOException
+    public Command gatewayDecode() throws IOException
     {
-        return Envelope.parseFrom(bidFrame);
+        final HotRequest bid = (HotRequest)decoder.decode(bidFrame);
+        String symbol = symbols.get(bid.bytes(), bid.marketOffset(), bid.marketLength());
+        if (symbol == null)
+        {
+            symbol = new String(bid.bytes(), bid.marketOffset(), bid.marketLength(), StandardCharsets.UTF_8);
+            symbols.put(bid.bytes(), bid.marketOffset(), bid.marketLength(), symbol);
+        }
+        staged.reset(CommandType.BID, 0);
+        staged.accountId = 7;
+        staged.marketId = directory.market(symbol).id();
+        bid.toBid(staged);
+        return staged;
     }
 
     /** A FILL event into an account event frame, as the egress does for each recipient. */
@@ -139,7 +167,7 @@ public class HotPathBenchmark
     public int gatewayEncode()
     {
         out.clear();
-        Frames.write(Envelope.newBuilder().setEvent(ProtoMapping.accountEvent(event, 7, 1000, directory)).build(), out);
+        frames.accountEvent(out, event, 7, 1000);
         return out.writerIndex();
     }
 }

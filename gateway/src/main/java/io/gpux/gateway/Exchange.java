@@ -10,6 +10,7 @@ import io.gpux.engine.replay.ScenarioParser;
 import io.gpux.engine.replay.Symbols;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.codec.FrameEncoder;
+import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
@@ -31,7 +32,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.protobuf.ProtobufDecoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
@@ -379,7 +379,7 @@ public final class Exchange implements AutoCloseable
                 .addLast("idle", new IdleStateHandler(2L * ctx.heartbeatIntervalMs, ctx.heartbeatIntervalMs, 0,
                     TimeUnit.MILLISECONDS))
                 .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(ctx.maxFrameBytes, 0, 4, 0, 4, true))
-                .addLast("protobufDecoder", new ProtobufDecoder(Envelope.getDefaultInstance()))
+                .addLast(GatewayHandler.DECODER, new RequestDecoder())
                 .addLast("frameEncoder", FrameEncoder.INSTANCE)
                 .addLast("gateway", new GatewayHandler(Exchange.this));
         }

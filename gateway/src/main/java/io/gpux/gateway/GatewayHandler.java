@@ -3,10 +3,12 @@ package io.gpux.gateway;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
-import io.gpux.engine.command.TimeInForce;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.pipeline.CommandSlot;
 import io.gpux.gateway.auth.Authenticator;
+import io.gpux.gateway.codec.HotRequest;
+import io.gpux.gateway.codec.RequestDecoder;
+import io.gpux.gateway.codec.SymbolCache;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.egress.Frames;
@@ -16,12 +18,8 @@ import io.gpux.proto.v1.CreateAccount;
 import io.gpux.proto.v1.CreateMarket;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.Login;
-import io.gpux.proto.v1.MachineHeartbeat;
-import io.gpux.proto.v1.PlaceAsk;
-import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.RegisterMachine;
-import io.gpux.proto.v1.Replace;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.SessionError;
@@ -36,6 +34,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -46,9 +45,16 @@ import java.util.regex.Pattern;
  * with {@code tryPublish} (a full ring answers BUSY); its answer comes back through the egress.
  * A connection that breaks the protocol is sent a SessionError and closed; nothing it sends can
  * harm the server.
+ *
+ * <p>Requests come from the {@link RequestDecoder} in front: the frequent ones (orders, cancels,
+ * replaces, heartbeats, ...) as its reused {@link HotRequest}, read without allocating, the rest as
+ * Envelopes. Market symbols resolve through a per-connection {@link SymbolCache}, so an order
+ * allocates nothing on its way to the input ring.
  */
 final class GatewayHandler extends ChannelInboundHandlerAdapter
 {
+    /** The pipeline name of the decoder in front of this handler (Exchange's Initializer). */
+    static final String DECODER = "protobufDecoder";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final EventTranslatorOneArg<CommandSlot, GatewayHandler> PUBLISH = (slot, seq, h) ->
     {
@@ -58,6 +64,9 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
 
     private final Exchange exchange;
     private final Command staged = new Command();
+    private final SymbolCache symbols = new SymbolCache();
+    /** A hot request that came as an Envelope (the RequestDecoder left it to the generated parser). */
+    private final HotRequest parsed = new HotRequest();
     private long stagedCorrelation;
     private Session session;
     private RateLimiter limiter;
@@ -113,14 +122,26 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             fail(ctx, SessionErrorCode.SLOW_CONSUMER, "the connection's outbound buffer passed its high-water mark");
             return;
         }
+        if (msg instanceof HotRequest hot)
+        {
+            hot(ctx, hot);
+            return;
+        }
         final Envelope env = (Envelope)msg;
+        if (HotRequest.handles(env.getBodyCase()))
+        {
+            hot(ctx, parsed.readFrom(env));
+            return;
+        }
         if (session == null)
         {
-            switch (env.getBodyCase())
+            if (env.getBodyCase() == Envelope.BodyCase.LOGIN)
             {
-                case LOGIN -> login(ctx, env.getLogin());
-                case HEARTBEAT -> { }
-                default -> fail(ctx, SessionErrorCode.NOT_LOGGED_IN, "the first message must be Login, not " + env.getBodyCase());
+                login(ctx, env.getLogin());
+            }
+            else
+            {
+                fail(ctx, SessionErrorCode.NOT_LOGGED_IN, "the first message must be Login, not " + env.getBodyCase());
             }
             return;
         }
@@ -226,13 +247,84 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
 
     // ---- requests
 
+    /** The frequent requests (see {@link HotRequest#handles}). */
+    private void hot(final ChannelHandlerContext ctx, final HotRequest r)
+    {
+        if (r.kind == Envelope.BodyCase.HEARTBEAT)
+        {
+            return;
+        }
+        if (session == null)
+        {
+            fail(ctx, SessionErrorCode.NOT_LOGGED_IN, "the first message must be Login, not " + r.kind);
+            return;
+        }
+        final long rid = r.requestId;
+        if (!limiter.tryAcquire(System.nanoTime()))
+        {
+            reply(ctx, rid, Reason.RATE_LIMITED, "more than " + exchange.ctx.ratePerSecond() + " requests a second");
+            return;
+        }
+        switch (r.kind)
+        {
+            case PLACE_BID -> bid(ctx, rid, r);
+            case PLACE_ASK -> ask(ctx, rid, r);
+            case CANCEL ->
+            {
+                stage(CommandType.CANCEL);
+                r.toCancel(staged);
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            case REPLACE -> replace(ctx, rid, r);
+            case MASS_CANCEL ->
+            {
+                stage(CommandType.MASS_CANCEL);
+                if (r.marketLength() > 0)
+                {
+                    final Directory.MarketEntry m = market(r);
+                    if (m == null)
+                    {
+                        reply(ctx, rid, Reason.UNKNOWN_MARKET, r.marketString());
+                        return;
+                    }
+                    staged.marketId = m.id();
+                    staged.hasMarket = true;
+                }
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            case RELEASE ->
+            {
+                stage(CommandType.RELEASE);
+                staged.leaseId = r.leaseId;
+                publish(ctx, rid, Session.KIND_COMMAND, 0);
+            }
+            case MACHINE_HEARTBEAT -> machineHeartbeat(ctx, rid, r);
+            default -> throw new IllegalStateException("not a hot request: " + r.kind);
+        }
+    }
+
+    /** The market a request names, through this connection's symbol cache; null if there is none of that symbol. */
+    private Directory.MarketEntry market(final HotRequest r)
+    {
+        final String cached = symbols.get(r.bytes(), r.marketOffset(), r.marketLength());
+        if (cached != null)
+        {
+            return exchange.directory.market(cached);
+        }
+        final String symbol = new String(r.bytes(), r.marketOffset(), r.marketLength(), StandardCharsets.UTF_8);
+        final Directory.MarketEntry m = exchange.directory.market(symbol);
+        if (m != null)
+        {
+            symbols.put(r.bytes(), r.marketOffset(), r.marketLength(), m.symbol());
+        }
+        return m;
+    }
+
     private void request(final ChannelHandlerContext ctx, final Envelope env)
     {
         final long rid = env.getRequestId();
         switch (env.getBodyCase())
         {
-            case HEARTBEAT:
-                return;
             case LOGOUT:
                 closing = true;
                 ctx.close();
@@ -254,41 +346,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
         switch (env.getBodyCase())
         {
-            case PLACE_BID -> bid(ctx, rid, env.getPlaceBid());
-            case PLACE_ASK -> ask(ctx, rid, env.getPlaceAsk());
-            case CANCEL ->
-            {
-                stage(CommandType.CANCEL);
-                staged.orderId = env.getCancel().getOrderId();
-                staged.reclaim = env.getCancel().getReclaim();
-                publish(ctx, rid, Session.KIND_COMMAND, 0);
-            }
-            case REPLACE -> replace(ctx, rid, env.getReplace());
-            case MASS_CANCEL ->
-            {
-                stage(CommandType.MASS_CANCEL);
-                final String market = env.getMassCancel().getMarket();
-                if (!market.isEmpty())
-                {
-                    final Directory.MarketEntry m = exchange.directory.market(market);
-                    if (m == null)
-                    {
-                        reply(ctx, rid, Reason.UNKNOWN_MARKET, market);
-                        return;
-                    }
-                    staged.marketId = m.id();
-                    staged.hasMarket = true;
-                }
-                publish(ctx, rid, Session.KIND_COMMAND, 0);
-            }
-            case RELEASE ->
-            {
-                stage(CommandType.RELEASE);
-                staged.leaseId = env.getRelease().getLeaseId();
-                publish(ctx, rid, Session.KIND_COMMAND, 0);
-            }
             case REGISTER_MACHINE -> registerMachine(ctx, rid, env.getRegisterMachine());
-            case MACHINE_HEARTBEAT -> machineHeartbeat(ctx, rid, env.getMachineHeartbeat());
             case QUOTE_REQUEST -> query(ctx, rid, exchange.queries.quote(session, rid, env.getQuoteRequest()));
             case PORTFOLIO_REQUEST -> query(ctx, rid, exchange.queries.portfolio(session, rid));
             case MARKETS_REQUEST -> query(ctx, rid, exchange.queries.markets(session, rid));
@@ -404,67 +462,46 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void bid(final ChannelHandlerContext ctx, final long rid, final PlaceBid b)
+    private void bid(final ChannelHandlerContext ctx, final long rid, final HotRequest b)
     {
-        final Directory.MarketEntry m = exchange.directory.market(b.getMarket());
+        final Directory.MarketEntry m = market(b);
         if (m == null)
         {
-            reply(ctx, rid, Reason.UNKNOWN_MARKET, b.getMarket());
+            reply(ctx, rid, Reason.UNKNOWN_MARKET, b.marketString());
             return;
         }
-        if (b.getMinReliabilityPpm() > 1_000_000 || b.getMaxDurationMs() < 0 || b.getGpus() < 0)
+        if (b.minReliabilityPpm > 1_000_000 || b.maxDurationMs < 0 || b.gpus < 0)
         {
             reply(ctx, rid, Reason.INVALID_REQUEST, "min_reliability_ppm above 1000000, or a negative field");
             return;
         }
         stage(CommandType.BID);
-        staged.orderId = b.getOrderId();
         staged.marketId = m.id();
-        staged.gpus = b.getGpus();
-        staged.price = b.getPrice();
-        staged.tif = tif(b.getTifValue());
-        staged.postOnly = b.getPostOnly();
-        staged.gang = b.getGang();
-        staged.minReliabilityPpb = b.getMinReliabilityPpm() == 0 ? Command.ABSENT : b.getMinReliabilityPpm() * 1000;
-        staged.regionId = Directory.nameId(b.getRegion());
-        staged.maxDurationMs = b.getMaxDurationMs() == 0 ? Command.ABSENT : b.getMaxDurationMs();
+        b.toBid(staged);
         publish(ctx, rid, Session.KIND_COMMAND, 0);
     }
 
-    private void ask(final ChannelHandlerContext ctx, final long rid, final PlaceAsk a)
+    private void ask(final ChannelHandlerContext ctx, final long rid, final HotRequest a)
     {
-        if (a.getGpus() < 0)
+        if (a.gpus < 0)
         {
             reply(ctx, rid, Reason.INVALID_REQUEST, "gpus out of range");
             return;
         }
         stage(CommandType.ASK);
-        staged.orderId = a.getOrderId();
-        staged.machineId = a.getMachineId();
-        staged.gpus = a.getGpus();
-        staged.price = a.getPrice();
-        staged.tif = tif(a.getTifValue());
-        staged.postOnly = a.getPostOnly();
+        a.toAsk(staged);
         publish(ctx, rid, Session.KIND_COMMAND, 0);
     }
 
-    private void replace(final ChannelHandlerContext ctx, final long rid, final Replace r)
+    private void replace(final ChannelHandlerContext ctx, final long rid, final HotRequest r)
     {
-        if (!r.hasPrice() && !r.hasGpus())
+        if (!r.hasPrice && !r.hasGpus)
         {
             reply(ctx, rid, Reason.INVALID_REQUEST, "a replace needs a price or gpus");
             return;
         }
         stage(CommandType.REPLACE);
-        staged.orderId = r.getOrderId();
-        if (r.hasPrice())
-        {
-            staged.price = r.getPrice();
-        }
-        if (r.hasGpus())
-        {
-            staged.gpus = (int)Math.min(Integer.MAX_VALUE, r.getGpus() & 0xFFFFFFFFL);
-        }
+        r.toReplace(staged);
         publish(ctx, rid, Session.KIND_COMMAND, 0);
     }
 
@@ -510,22 +547,22 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
     }
 
-    private void machineHeartbeat(final ChannelHandlerContext ctx, final long rid, final MachineHeartbeat h)
+    private void machineHeartbeat(final ChannelHandlerContext ctx, final long rid, final HotRequest h)
     {
-        final Directory.MachineEntry machine = exchange.directory.machine(h.getMachineId());
+        final Directory.MachineEntry machine = exchange.directory.machine(h.machineId);
         if (machine == null)
         {
-            reply(ctx, rid, Reason.UNKNOWN_MACHINE, "machine " + h.getMachineId());
+            reply(ctx, rid, Reason.UNKNOWN_MACHINE, "machine " + h.machineId);
             return;
         }
         if (machine.ownerId() != session.accountId)
         {
-            reply(ctx, rid, Reason.NOT_OWNER, "machine " + h.getMachineId() + " is not this account's");
+            reply(ctx, rid, Reason.NOT_OWNER, "machine " + h.machineId + " is not this account's");
             return;
         }
-        if (h.getGpusCount() > 0)
+        if (h.telemetry != null)
         {
-            exchange.telemetry.put(machine.id(), h.getGpusList());
+            exchange.telemetry.put(machine.id(), h.telemetry);
         }
         stage(CommandType.HEARTBEAT);
         staged.machineId = machine.id();
@@ -620,16 +657,6 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         {
             exchange.directory.forgetAccount(a.id());
         }
-    }
-
-    private static TimeInForce tif(final int value)
-    {
-        return switch (value)
-        {
-            case 1 -> TimeInForce.IOC;
-            case 2 -> TimeInForce.FOK;
-            default -> TimeInForce.GTC;
-        };
     }
 
     /** Starts a command of this session's account. */

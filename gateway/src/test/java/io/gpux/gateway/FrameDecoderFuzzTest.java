@@ -3,6 +3,8 @@ package io.gpux.gateway;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.gpux.gateway.codec.FrameEncoder;
+import io.gpux.gateway.codec.HotRequest;
+import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.egress.Frames;
 import io.gpux.proto.v1.Envelope;
 import io.netty.buffer.ByteBuf;
@@ -15,7 +17,6 @@ import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.protobuf.ProtobufDecoder;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -28,11 +29,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The inbound half of the gateway's pipeline (Exchange's Initializer: "frameDecoder", a
- * LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, failFast), then "protobufDecoder") fed arbitrary
- * bytes, in arbitrary pieces. It may only ever produce Envelopes or the three decoder errors the
+ * LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, failFast), then "protobufDecoder", the
+ * allocation-free {@link RequestDecoder}) fed arbitrary bytes, in arbitrary pieces. It may only ever
+ * produce Envelopes, {@link HotRequest}s of the hot kinds, or the three decoder errors the
  * GatewayHandler turns into FRAME_TOO_LARGE / MALFORMED_FRAME; it never holds more memory than about
  * twice the bytes it was given, whatever length a prefix announces; every Envelope it produces
- * re-encodes (FrameEncoder, Frames.write) to a frame that decodes to the same Envelope.
+ * re-encodes (FrameEncoder, Frames.write) to a frame that decodes to the same Envelope. (That a
+ * HotRequest holds exactly what the generated parser reads is RequestDecoderProperties' subject.)
  *
  * <p>A plain {@code mvn test} runs {@link #decode} on its regression inputs only, from
  * {@code src/test/resources/io/gpux/gateway/FrameDecoderFuzzTestInputs/decode/}. To fuzz (one
@@ -54,11 +57,20 @@ class FrameDecoderFuzzTest
     static final class Sink extends ChannelInboundHandlerAdapter
     {
         final List<Envelope> envelopes = new ArrayList<>();
+        final List<String> hot = new ArrayList<>();
         final List<Throwable> errors = new ArrayList<>();
 
         @Override
         public void channelRead(final ChannelHandlerContext ctx, final Object msg)
         {
+            if (msg instanceof HotRequest)
+            {
+                // the decoder reuses it: keep what it said, and check it is a hot kind
+                final HotRequest request = (HotRequest)msg;
+                assertTrue(HotRequest.handles(request.kind), () -> "a HotRequest of kind " + request.kind);
+                hot.add(request.toString());
+                return;
+            }
             envelopes.add((Envelope)msg);
         }
 
@@ -75,7 +87,7 @@ class FrameDecoderFuzzTest
         ch.config().setAllocator(alloc);
         ch.pipeline()
             .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(MAX_FRAME, 0, 4, 0, 4, true))
-            .addLast("protobufDecoder", new ProtobufDecoder(Envelope.getDefaultInstance()))
+            .addLast("protobufDecoder", new RequestDecoder())
             .addLast("frameEncoder", FrameEncoder.INSTANCE)
             .addLast("sink", sink);
         return ch;
@@ -162,7 +174,7 @@ class FrameDecoderFuzzTest
             assertTrue(held(alloc) <= 64 * 1024, "1 MiB after the prefix is discarded, not kept: " + held(alloc));
             if (length > 2 * 1024 * 1024)
             {
-                assertTrue(sink.envelopes.isEmpty(), "all of it is still being discarded");
+                assertTrue(sink.envelopes.isEmpty() && sink.hot.isEmpty(), "all of it is still being discarded");
             }
             ch.finishAndReleaseAll();
         }
@@ -186,7 +198,7 @@ class FrameDecoderFuzzTest
         {
             fail(sink.errors.get(0));
         }
-        assertEquals(1, sink.envelopes.size());
+        assertEquals(1, sink.envelopes.size() + sink.hot.size());
         ch.finishAndReleaseAll();
     }
 }

@@ -8,7 +8,6 @@ import io.gpux.engine.journal.Journal;
 import io.gpux.engine.journal.RecordDescriptor;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.session.Session;
-import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.LoginAccepted;
 import io.gpux.proto.v1.Portfolio;
@@ -17,7 +16,6 @@ import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.SessionError;
 import io.gpux.proto.v1.SessionErrorCode;
-import io.gpux.proto.v1.Trade;
 import io.netty.buffer.ByteBuf;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -113,7 +111,11 @@ public final class Egress implements Agent
     {
     }
 
-    /** What the egress does to answer a completed command, beyond the Response. */
+    /**
+     * What the egress does to answer a completed request that registered something (a session's
+     * request of any kind but {@link Session#KIND_COMMAND}), beyond the Response. Plain commands are
+     * answered without it, their Response written straight into the frame.
+     */
     public interface CompletionHook
     {
         /** Called on the egress thread; may add fields to the response (e.g. a key's secret). */
@@ -129,6 +131,7 @@ public final class Egress implements Agent
     private final byte[] record = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
     private final Event event = new Event();
     private final long[] recipients = new long[2];
+    private final EventFrames frames;
 
     private Journal.Reader reader;
     private volatile long tailedEventSeq;
@@ -151,6 +154,7 @@ public final class Egress implements Agent
         this.directory = directory;
         this.completionHook = completionHook;
         this.log = log;
+        this.frames = new EventFrames(directory);
     }
 
     @Override
@@ -308,14 +312,15 @@ public final class Egress implements Agent
         if (e.type == EventType.TRADE)
         {
             final List<Session> list = subscribers.get(e.marketId);
-            if (list != null && !list.isEmpty())
+            if (list != null)
             {
-                final Envelope trade = Envelope.newBuilder().setTrade(Trade.newBuilder()
-                    .setMarket(directory.marketSymbol(e.marketId)).setGpus(e.gpus).setPrice(e.price)
-                    .setTimeMs(e.timeMs).setEngineSeq(e.sequence)).build();
-                for (final Session s : list)
+                for (int i = 0; i < list.size(); i++)
                 {
-                    send(s, trade);
+                    final ByteBuf out = outgoing(list.get(i));
+                    if (out != null)
+                    {
+                        frames.trade(out, e);
+                    }
                 }
             }
             return;
@@ -334,15 +339,14 @@ public final class Egress implements Agent
                 points.addLong(e.sequence);
             }
             final List<Session> list = accountSessions.get(account);
-            if (list != null && !list.isEmpty())
+            if (list != null)
             {
-                final Envelope envelope = Envelope.newBuilder()
-                    .setEvent(ProtoMapping.accountEvent(e, account, seq, directory)).build();
-                for (final Session s : list)
+                for (int j = 0; j < list.size(); j++)
                 {
+                    final Session s = list.get(j);
                     if (s.live)
                     {
-                        send(s, envelope);
+                        sendEvent(s, e, account, seq);
                     }
                 }
             }
@@ -377,6 +381,17 @@ public final class Egress implements Agent
             return;
         }
         final int slot = Session.slotOf(c.correlation());
+        if (s.kind(slot) == Session.KIND_COMMAND)
+        {
+            // the common answer, written without building messages; the others go by the hook
+            s.completed();
+            final ByteBuf out = outgoing(s);
+            if (out != null)
+            {
+                EventFrames.response(out, s.requestId(slot), c.reject(), c.commandSeq());
+            }
+            return;
+        }
         final Response.Builder response = Response.newBuilder()
             .setReason(ProtoMapping.reason(c.reject()))
             .setCommandSeq(c.commandSeq());
@@ -505,7 +520,7 @@ public final class Egress implements Agent
                     seq++;
                     if (seq > after)
                     {
-                        send(s, Envelope.newBuilder().setEvent(ProtoMapping.accountEvent(e, s.accountId, seq, directory)).build());
+                        sendEvent(s, e, s.accountId, seq);
                         sent++;
                     }
                 }
@@ -560,9 +575,29 @@ public final class Egress implements Agent
     /** Frames an envelope into the session's outgoing buffer for this duty cycle. */
     private void send(final Session s, final Envelope envelope)
     {
+        final ByteBuf out = outgoing(s);
+        if (out != null)
+        {
+            Frames.write(envelope, out);
+        }
+    }
+
+    /** Frames a private event, the account's {@code seq}-th, into the session's outgoing buffer. */
+    private void sendEvent(final Session s, final Event e, final long account, final long seq)
+    {
+        final ByteBuf out = outgoing(s);
+        if (out != null)
+        {
+            frames.accountEvent(out, e, account, seq);
+        }
+    }
+
+    /** The session's outgoing buffer for this duty cycle, or null when the session is closed. */
+    private ByteBuf outgoing(final Session s)
+    {
         if (s.closed)
         {
-            return;
+            return null;
         }
         ByteBuf buf = outgoing.get(s.id);
         if (buf == null)
@@ -571,7 +606,7 @@ public final class Egress implements Agent
             outgoing.put(s.id, buf);
             touched.add(s);
         }
-        Frames.write(envelope, buf);
+        return buf;
     }
 
     private void flush()

@@ -22,7 +22,11 @@ import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Rejected;
 import io.gpux.proto.v1.Settled;
 
-/** Engine enums and events to their wire form. */
+/**
+ * Engine enums and events to their wire form as the generated messages. The egress writes account
+ * events without building messages ({@link EventFrames}, the same bytes); this form is for the
+ * simulator and as the reference the egress's encoder is tested against.
+ */
 public final class ProtoMapping
 {
     private static final Reason[] REASONS = new Reason[RejectReason.values().length];
@@ -73,6 +77,26 @@ public final class ProtoMapping
         return r == null ? Reason.REASON_OK : REASONS[r.ordinal()];
     }
 
+    static io.gpux.proto.v1.CancelReason cancelReason(final CancelReason r)
+    {
+        return CANCELS[r.ordinal()];
+    }
+
+    static io.gpux.proto.v1.EndReason endReason(final EndReason r)
+    {
+        return ENDS[r.ordinal()];
+    }
+
+    static io.gpux.proto.v1.NoticeReason noticeReason(final NoticeReason r)
+    {
+        return NOTICES[r.ordinal()];
+    }
+
+    static CommandKind commandKind(final CommandType t)
+    {
+        return t == null ? CommandKind.COMMAND_KIND_UNSPECIFIED : KINDS[t.ordinal()];
+    }
+
     /**
      * The wire form of a private event for one of its recipients.
      *
@@ -92,7 +116,7 @@ public final class ProtoMapping
             case REJECTED -> b.setRejected(Rejected.newBuilder()
                 .setOrderId(e.orderId)
                 .setReason(reason(e.rejectReason))
-                .setCommand(e.command == null ? CommandKind.COMMAND_KIND_UNSPECIFIED : KINDS[e.command.ordinal()]));
+                .setCommand(commandKind(e.command)));
             case CANCELLED -> b.setCancelled(Cancelled.newBuilder()
                 .setOrderId(e.orderId).setReason(CANCELS[e.cancelReason.ordinal()]).setRemaining(e.remaining));
             case FILL -> b.setFill(Fill.newBuilder()
