@@ -70,7 +70,7 @@ final class CorePublisher implements EventPublisher
     public void onCommandComplete(final long commandSequence, final long correlation)
     {
         final RejectReason reason = rejectedCommandSeq == commandSequence ? reject : null;
-        egress.put(new Egress.Completion(correlation, commandSequence, lastEventSeq, reason));
+        egress.complete(correlation, commandSequence, lastEventSeq, reason);
     }
 
     @Override

@@ -22,7 +22,12 @@ import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,12 +80,6 @@ public final class Egress implements Agent
     public sealed interface Deferred extends Message
     {
         long lastEventSeq();
-    }
-
-    /** A command's events are out (once the tail reaches lastEventSeq): answer its request. */
-    public record Completion(long correlation, long commandSeq, long lastEventSeq, RejectReason reject)
-        implements Deferred
-    {
     }
 
     /**
@@ -142,6 +141,21 @@ public final class Egress implements Agent
     private final Long2ObjectHashMap<List<Session>> accountSessions = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
     private final ArrayDeque<Deferred> waiting = new ArrayDeque<>();
+    /**
+     * Completions from the core thread, as primitives through an off-heap ring (one per command: an
+     * object each would be garbage made on the exchange's hot path): correlation, command sequence,
+     * last event sequence, reject reason ordinal + 1 (0 = none).
+     */
+    private final OneToOneRingBuffer completions =
+        new OneToOneRingBuffer(new UnsafeBuffer(ByteBuffer.allocateDirect((1 << 20) + RingBufferDescriptor.TRAILER_LENGTH)));
+    private static final int COMPLETION = 1;
+    private static final int COMPLETION_BYTES = 32;
+    private static final RejectReason[] REJECTS = RejectReason.values();
+    /** Completions read from the ring whose events are not all tailed yet, in order: 4 longs each (a power-of-two ring). */
+    private long[] pending = new long[4 * 1024];
+    private long pendingHead;
+    private long pendingTail;
+    private final MessageHandler onCompletion = this::onCompletion;
     private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
     private final ArrayList<Session> touched = new ArrayList<>();
     private volatile boolean caughtUp;
@@ -179,6 +193,55 @@ public final class Egress implements Agent
         }
     }
 
+    /**
+     * From the core thread, the only caller: a command's events are in the event journal up to
+     * {@code lastEventSeq}; once the egress has sent them, it answers the command's request.
+     * Allocation-free; waits for room if the egress is that far behind (it drains every duty cycle).
+     */
+    public void complete(final long correlation, final long commandSeq, final long lastEventSeq, final RejectReason reject)
+    {
+        int index;
+        while ((index = completions.tryClaim(COMPLETION, COMPLETION_BYTES)) < 0)
+        {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        final org.agrona.concurrent.AtomicBuffer b = completions.buffer();
+        b.putLong(index, correlation);
+        b.putLong(index + 8, commandSeq);
+        b.putLong(index + 16, lastEventSeq);
+        b.putLong(index + 24, reject == null ? 0 : reject.ordinal() + 1);
+        completions.commit(index);
+    }
+
+    private void onCompletion(final int type, final org.agrona.MutableDirectBuffer b, final int index, final int length)
+    {
+        if (pendingTail - pendingHead == pending.length / 4)
+        {
+            final long[] grown = new long[pending.length * 2];
+            final int n = (int)(pendingTail - pendingHead);
+            for (int i = 0; i < n; i++)
+            {
+                System.arraycopy(pending, pendingAt(pendingHead + i), grown, i * 4, 4);
+            }
+            pending = grown;
+            pendingHead = 0;
+            pendingTail = n;
+        }
+        final int at = pendingAt(pendingTail);
+        pending[at] = b.getLong(index);
+        pending[at + 1] = b.getLong(index + 8);
+        pending[at + 2] = b.getLong(index + 16);
+        pending[at + 3] = b.getLong(index + 24);
+        pendingTail++;
+    }
+
+    /** Where the n-th pending completion starts in {@link #pending}. */
+    private int pendingAt(final long n)
+    {
+        return (int)(n & (pending.length / 4 - 1)) * 4;
+    }
+
     /** Whether the startup scan of the event journal is done. */
     public boolean caughtUp()
     {
@@ -212,6 +275,7 @@ public final class Egress implements Agent
         int work = 0;
         work += tail(TAIL_BATCH);
         work += drainInbox(1024);
+        work += completions.read(onCompletion, 1024);
         work += releaseCompletions();
         flush();
         return work;
@@ -356,14 +420,22 @@ public final class Egress implements Agent
     private int releaseCompletions()
     {
         int n = 0;
+        while (pendingHead < pendingTail)
+        {
+            final int at = pendingAt(pendingHead);
+            if (pending[at + 2] > tailedEventSeq)
+            {
+                break;
+            }
+            final long reject = pending[at + 3];
+            complete(pending[at], pending[at + 1], reject == 0 ? null : REJECTS[(int)reject - 1]);
+            pendingHead++;
+            n++;
+        }
         while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq)
         {
             final Deferred d = waiting.removeFirst();
-            if (d instanceof Completion c)
-            {
-                complete(c);
-            }
-            else if (d instanceof PortfolioAnswer p && sessions.containsKey(p.session().id))
+            if (d instanceof PortfolioAnswer p && sessions.containsKey(p.session().id))
             {
                 p.portfolio().setLastSeq(accountSeq.get(p.session().accountId));
                 send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(p.portfolio()).build());
@@ -373,14 +445,14 @@ public final class Egress implements Agent
         return n;
     }
 
-    private void complete(final Completion c)
+    private void complete(final long correlation, final long commandSeq, final RejectReason reject)
     {
-        final Session s = sessions.get(Session.sessionOf(c.correlation()));
+        final Session s = sessions.get(Session.sessionOf(correlation));
         if (s == null)
         {
             return;
         }
-        final int slot = Session.slotOf(c.correlation());
+        final int slot = Session.slotOf(correlation);
         if (s.kind(slot) == Session.KIND_COMMAND)
         {
             // the common answer, written without building messages; the others go by the hook
@@ -388,14 +460,14 @@ public final class Egress implements Agent
             final ByteBuf out = outgoing(s);
             if (out != null)
             {
-                EventFrames.response(out, s.requestId(slot), c.reject(), c.commandSeq());
+                EventFrames.response(out, s.requestId(slot), reject, commandSeq);
             }
             return;
         }
         final Response.Builder response = Response.newBuilder()
-            .setReason(ProtoMapping.reason(c.reject()))
-            .setCommandSeq(c.commandSeq());
-        completionHook.onCompleted(s, slot, c.reject(), response);
+            .setReason(ProtoMapping.reason(reject))
+            .setCommandSeq(commandSeq);
+        completionHook.onCompleted(s, slot, reject, response);
         s.completed();
         send(s, Envelope.newBuilder().setRequestId(s.requestId(slot)).setResponse(response).build());
     }
