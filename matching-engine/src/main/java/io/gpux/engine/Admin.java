@@ -112,7 +112,7 @@ final class Admin
             engine.out.rejected(cmd, RejectReason.INVALID_PARAMETER);
             return;
         }
-        engine.accounts.put(cmd.accountId, new Account(cmd.accountId, cmd.name, cmd.roles));
+        engine.accounts.put(cmd.accountId, new Account(cmd.accountId, cmd.name, cmd.roles, engine.openOrders));
     }
 
     void deposit(final Command cmd)
@@ -123,12 +123,13 @@ final class Admin
             engine.out.rejected(cmd, RejectReason.UNKNOWN_ACCOUNT);
             return;
         }
-        if (cmd.amount == Command.ABSENT || cmd.amount <= 0 || cmd.amount > Money.MAX_TOTAL_MONEY - engine.totalMoney())
+        if (cmd.amount == Command.ABSENT || cmd.amount <= 0 || cmd.amount > Money.MAX_TOTAL_MONEY - engine.moneyInExchange)
         {
             engine.out.rejected(cmd, RejectReason.INVALID_PARAMETER);
             return;
         }
         account.balance += cmd.amount;
+        engine.moneyInExchange += cmd.amount;
         engine.out.balance(account.id, account.balance, account.available());
     }
 

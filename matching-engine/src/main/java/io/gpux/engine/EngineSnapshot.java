@@ -241,7 +241,7 @@ public final class EngineSnapshot
         final List<Account> accounts = new ArrayList<>(accountCount);
         for (int i = 0; i < accountCount; i++)
         {
-            final Account a = new Account(in.readLong(), in.readUTF(), in.readInt());
+            final Account a = new Account(in.readLong(), in.readUTF(), in.readInt(), e.openOrders);
             a.balance = in.readLong();
             a.held = in.readLong();
             e.accounts.put(a.id, a);
@@ -423,6 +423,7 @@ public final class EngineSnapshot
         }
         e.timers.nextSeq(timerSeq);
         e.orders.nextUid(nextOrderUid);
+        e.moneyInExchange = e.totalMoney();
 
         final int keyCount = version == VERSION_WITHOUT_KEYS ? 0 : in.readInt();
         for (int i = 0; i < keyCount; i++)

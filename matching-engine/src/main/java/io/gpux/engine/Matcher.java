@@ -43,14 +43,10 @@ final class Matcher
     void matchBid(final Order bid)
     {
         final BookSide asks = bid.market.asks;
-        int rank = 0;
-        while (bid.openGpus > 0 && rank < asks.levelCount())
+        // levels emptied by the trades stay in place: the walk goes on from where it is
+        PriceLevel level = asks.best();
+        while (level != null && bid.openGpus > 0 && level.price() <= bid.price)
         {
-            final PriceLevel level = asks.level(rank);
-            if (level.price() > bid.price)
-            {
-                break;
-            }
             Order ask = level.head();
             while (ask != null && bid.openGpus > 0)
             {
@@ -61,10 +57,11 @@ final class Matcher
                 }
                 ask = next;
             }
-            if (level.head() != null)
+            if (bid.openGpus == 0)
             {
-                rank++;
+                break;
             }
+            level = asks.worse(level);
         }
     }
 
@@ -78,14 +75,9 @@ final class Matcher
             return;
         }
         final BookSide bids = market.bids;
-        int rank = 0;
-        while (ask.openGpus > 0 && rank < bids.levelCount())
+        PriceLevel level = bids.best();
+        while (level != null && ask.openGpus > 0 && level.price() >= ask.price)
         {
-            final PriceLevel level = bids.level(rank);
-            if (level.price() < ask.price)
-            {
-                break;
-            }
             Order bid = level.head();
             while (bid != null && ask.openGpus > 0)
             {
@@ -96,10 +88,11 @@ final class Matcher
                 }
                 bid = next;
             }
-            if (level.head() != null)
+            if (ask.openGpus == 0)
             {
-                rank++;
+                break;
             }
+            level = bids.worse(level);
         }
     }
 
@@ -208,9 +201,9 @@ final class Matcher
     {
         final BookSide asks = market.asks;
         int n = 0;
-        for (int rank = 0; rank < asks.levelCount(); rank++)
+        for (PriceLevel level = asks.best(); level != null; level = asks.worse(level))
         {
-            for (Order ask = asks.level(rank).head(); ask != null; ask = ask.nextInLevel())
+            for (Order ask = level.head(); ask != null; ask = ask.nextInLevel())
             {
                 if (n == scratch.length)
                 {
@@ -272,9 +265,8 @@ final class Matcher
     {
         final BookSide asks = bid.market.asks;
         int found = 0;
-        for (int rank = 0; rank < asks.levelCount(); rank++)
+        for (PriceLevel level = asks.best(); level != null; level = asks.worse(level))
         {
-            final PriceLevel level = asks.level(rank);
             if (level.price() > price)
             {
                 break;
@@ -317,9 +309,8 @@ final class Matcher
         }
         final BookSide bids = ask.market.bids;
         int left = gpus;
-        for (int rank = 0; rank < bids.levelCount() && left > 0; rank++)
+        for (PriceLevel level = bids.best(); level != null && left > 0; level = bids.worse(level))
         {
-            final PriceLevel level = bids.level(rank);
             if (level.price() < price)
             {
                 break;

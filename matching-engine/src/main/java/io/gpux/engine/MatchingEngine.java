@@ -1,5 +1,6 @@
 package io.gpux.engine;
 
+import io.gpux.engine.book.OrderIndex;
 import io.gpux.engine.book.OrderPool;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.event.EventSink;
@@ -26,11 +27,13 @@ public final class MatchingEngine
     public static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
     public static final long DEFAULT_HEARTBEAT_TIMEOUT_MS = 15_000;
 
-    final Long2ObjectHashMap<Market> markets = new Long2ObjectHashMap<>();
-    final Long2ObjectHashMap<Account> accounts = new Long2ObjectHashMap<>();
-    final Long2ObjectHashMap<Machine> machines = new Long2ObjectHashMap<>();
+    final IdMap<Market> markets = new IdMap<>();
+    final IdMap<Account> accounts = new IdMap<>();
+    final IdMap<Machine> machines = new IdMap<>();
     final Long2ObjectHashMap<Lease> leases = new Long2ObjectHashMap<>();
     final OrderPool orders = new OrderPool();
+    /** Open orders by (account, client order id). */
+    final OrderIndex openOrders = new OrderIndex();
     final TimerQueue timers = new TimerQueue();
     final Emitter out;
 
@@ -40,6 +43,11 @@ public final class MatchingEngine
     long nextLeaseId = 1;
     /** Fees collected: the exchange's own account. */
     long exchangeFees;
+    /**
+     * What {@link #totalMoney()} would add up, kept as deposits come in (settlement moves money between
+     * accounts and fees, never creates or destroys it), so that a deposit's limit check is O(1).
+     */
+    long moneyInExchange;
     long lastCommandTime = Long.MIN_VALUE;
     long commandCount;
 

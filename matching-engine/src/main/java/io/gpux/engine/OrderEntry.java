@@ -22,6 +22,10 @@ final class OrderEntry
     private static final long PPB_ONE = 1_000_000_000L;
 
     private final MatchingEngine engine;
+    /** What the last {@link #checkBid} / {@link #checkAsk} looked up (valid once it passed the lookups). */
+    Account checkedAccount;
+    Market checkedMarket;
+    Machine checkedMachine;
 
     OrderEntry(final MatchingEngine engine)
     {
@@ -36,8 +40,8 @@ final class OrderEntry
             engine.out.rejected(cmd, reason);
             return;
         }
-        final Account account = engine.accounts.get(cmd.accountId);
-        final Market market = engine.markets.get(cmd.marketId);
+        final Account account = checkedAccount;
+        final Market market = checkedMarket;
         final Order bid = fillBid(engine.orders.acquire(), cmd, account, market);
         final long hold = Funds.bidHold(market, bid.openGpus, bid.price, bid.maxDurationMs);
         if (hold > account.available())
@@ -92,6 +96,10 @@ final class OrderEntry
     /** The longest maxDurationMs: ten years (market-rules.md, 13, "Limits on amounts"). */
     static final long MAX_DURATION_MS = 3_653L * 86_400_000L;
 
+    /**
+     * Checks a BID command; when it passes, {@link #checkedAccount} and {@link #checkedMarket} are its
+     * account and market.
+     */
     RejectReason checkBid(final Command cmd)
     {
         final Account account = engine.accounts.get(cmd.accountId);
@@ -108,11 +116,13 @@ final class OrderEntry
         {
             return RejectReason.UNKNOWN_MARKET;
         }
+        checkedAccount = account;
+        checkedMarket = market;
         if (market.halted)
         {
             return RejectReason.MARKET_HALTED;
         }
-        if (account.openOrders.containsKey(cmd.orderId))
+        if (engine.openOrders.get(cmd.accountId, account, cmd.orderId) != null)
         {
             return RejectReason.DUPLICATE_ORDER_ID;
         }
@@ -137,7 +147,8 @@ final class OrderEntry
 
     private static boolean validPrice(final Market market, final long price)
     {
-        return price > 0 && price <= Money.MAX_PRICE_TICKS && price % market.tick == 0;
+        final long tick = market.tick;
+        return price > 0 && price <= Money.MAX_PRICE_TICKS && (tick == 1 || price % tick == 0);
     }
 
     private static boolean validQuantity(final Market market, final int gpus)
@@ -204,8 +215,8 @@ final class OrderEntry
             engine.out.rejected(cmd, reason);
             return;
         }
-        final Account account = engine.accounts.get(cmd.accountId);
-        final Machine machine = engine.machines.get(cmd.machineId);
+        final Account account = checkedAccount;
+        final Machine machine = checkedMachine;
         final Order ask = engine.orders.acquire();
         ask.bid = false;
         ask.account = account;
@@ -261,6 +272,7 @@ final class OrderEntry
         }
     }
 
+    /** Checks an ASK command; when it passes, {@link #checkedAccount} and {@link #checkedMachine} are its. */
     private RejectReason checkAsk(final Command cmd)
     {
         final Account account = engine.accounts.get(cmd.accountId);
@@ -277,6 +289,8 @@ final class OrderEntry
         {
             return RejectReason.UNKNOWN_MACHINE;
         }
+        checkedAccount = account;
+        checkedMachine = machine;
         if (machine.owner != account)
         {
             return RejectReason.NOT_OWNER;
@@ -286,7 +300,7 @@ final class OrderEntry
         {
             return RejectReason.MARKET_HALTED;
         }
-        if (account.openOrders.containsKey(cmd.orderId))
+        if (engine.openOrders.get(cmd.accountId, account, cmd.orderId) != null)
         {
             return RejectReason.DUPLICATE_ORDER_ID;
         }
@@ -313,7 +327,7 @@ final class OrderEntry
             engine.out.rejected(cmd, RejectReason.UNKNOWN_ACCOUNT);
             return;
         }
-        final Order order = account.openOrders.get(cmd.orderId);
+        final Order order = engine.openOrders.get(cmd.accountId, account, cmd.orderId);
         if (order == null)
         {
             engine.out.rejected(cmd, RejectReason.UNKNOWN_ORDER);
@@ -394,7 +408,7 @@ final class OrderEntry
             engine.out.rejected(cmd, RejectReason.UNKNOWN_ACCOUNT);
             return;
         }
-        final Order order = account.openOrders.get(cmd.orderId);
+        final Order order = engine.openOrders.get(cmd.accountId, account, cmd.orderId);
         if (order == null)
         {
             engine.out.rejected(cmd, RejectReason.UNKNOWN_ORDER);

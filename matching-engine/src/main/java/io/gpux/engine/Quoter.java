@@ -39,8 +39,8 @@ final class Quoter
             q.reject = reason;
             return;
         }
-        final Account account = engine.accounts.get(cmd.accountId);
-        final Market market = engine.markets.get(cmd.marketId);
+        final Account account = engine.orderEntry.checkedAccount;
+        final Market market = engine.orderEntry.checkedMarket;
         OrderEntry.fillBid(bid, cmd, account, market);
         try
         {
@@ -86,9 +86,8 @@ final class Quoter
     {
         final BookSide asks = market.asks;
         int need = gpus;
-        for (int rank = 0; rank < asks.levelCount() && need > 0; rank++)
+        for (PriceLevel level = asks.best(); level != null && need > 0; level = asks.worse(level))
         {
-            final PriceLevel level = asks.level(rank);
             if (level.price() > bid.price)
             {
                 break;

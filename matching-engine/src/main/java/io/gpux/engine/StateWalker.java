@@ -125,9 +125,8 @@ final class StateWalker
 
     private void side(final BookSide side)
     {
-        for (int i = 0; i < side.levelCount(); i++)
+        for (PriceLevel level = side.best(); level != null; level = side.worse(level))
         {
-            final PriceLevel level = side.level(i);
             h.add(level.price()).add(level.gpus());
             for (Order o = level.head(); o != null; o = o.nextInLevel())
             {

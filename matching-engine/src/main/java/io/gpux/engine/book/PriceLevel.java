@@ -7,6 +7,8 @@ public final class PriceLevel
     Order head;
     Order tail;
     long gpus;
+    /** Position in its side's sorted level array while it is in it; -1 in the pool. */
+    int index = -1;
 
     public long price()
     {

@@ -1,7 +1,7 @@
 package io.gpux.engine.funds;
 
 import io.gpux.engine.book.Order;
-import org.agrona.collections.Long2ObjectHashMap;
+import io.gpux.engine.book.OrderIndex;
 
 /** An account: roles, balance, holds and its open orders. */
 public final class Account
@@ -13,16 +13,27 @@ public final class Account
     public long balance;
     /** Sum of every hold: resting bids and leases. */
     public long held;
-    /** Open orders by client order id, both sides, every market. */
-    public final Long2ObjectHashMap<Order> openOrders = new Long2ObjectHashMap<>();
+    /** Open orders by client order id, both sides, every market (a read-only view of the engine's index). */
+    public final OpenOrders openOrders = new OpenOrders(this);
     public Order firstOpen;
     public Order lastOpen;
 
+    /** The engine's open orders by (account, client order id), shared by all its accounts. */
+    private final OrderIndex orderIndex;
+    private int openCount;
+
+    /** An account of its own, not sharing an engine's index of open orders. */
     public Account(final long id, final String name, final int roles)
+    {
+        this(id, name, roles, new OrderIndex());
+    }
+
+    public Account(final long id, final String name, final int roles, final OrderIndex orderIndex)
     {
         this.id = id;
         this.name = name;
         this.roles = roles;
+        this.orderIndex = orderIndex;
     }
 
     public long available()
@@ -30,9 +41,21 @@ public final class Account
         return balance - held;
     }
 
+    /** @return the open order with this client order id, or null. */
+    public Order openOrder(final long clientOrderId)
+    {
+        return orderIndex.get(id, this, clientOrderId);
+    }
+
+    public int openOrderCount()
+    {
+        return openCount;
+    }
+
     public void addOpen(final Order order)
     {
-        openOrders.put(order.clientOrderId, order);
+        orderIndex.add(order);
+        openCount++;
         order.accountPrev = lastOpen;
         order.accountNext = null;
         if (lastOpen == null)
@@ -48,7 +71,8 @@ public final class Account
 
     public void removeOpen(final Order order)
     {
-        openOrders.remove(order.clientOrderId);
+        orderIndex.remove(order);
+        openCount--;
         if (order.accountPrev == null)
         {
             firstOpen = order.accountNext;

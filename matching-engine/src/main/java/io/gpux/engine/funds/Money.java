@@ -70,6 +70,11 @@ public final class Money
         // cost(to) - cost(from) = floor((R*from + R*d) / H) - floor(R*from / H) = floor((r + R*d) / H),
         // with r = (R*from) mod H and d = to - from: no 128-bit quotient of the whole life is needed.
         final long from = Math.max(0, fromMs);
+        if (Math.multiplyHigh(rate, toMs) == 0 && rate * toMs >= 0)
+        {
+            // both products fit a long (the common case): the same difference, by two divisions by a constant
+            return rate * toMs / MS_PER_HOUR - rate * from / MS_PER_HOUR;
+        }
         final long r = remainder128(Math.multiplyHigh(rate, from), rate * from, MS_PER_HOUR);
         final long d = toMs - from;
         final long bLo = rate * d;
