@@ -38,8 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The egress's direct encoder against the generated classes it replaced: for random events of every
  * private type (values at the edges of their types, negative ones included; reasons absent and
  * present; markets known and unknown), the frame {@link EventFrames} writes is byte for byte the frame
- * {@link Frames#write} made of the Envelope the old builder mapping built ({@link OldProtoMapping}), and
- * parses with the generated classes into that Envelope. The same for trades and command Responses, and
+ * {@link Frames#write} made of the Envelope the builder mapping builds ({@link ProtoMapping#accountEvent},
+ * which the egress used before and the simulator still uses), and parses with the generated classes
+ * into that Envelope. The same for trades and command Responses, and
  * for many frames written one after another into one buffer.
  */
 class EventFramesProperties
@@ -139,7 +140,7 @@ class EventFramesProperties
         final Event e = event(type, r);
         final long recipient = r.nextBoolean() ? e.renterId : anyLong(r);
         final long seq = anyLong(r);
-        final Envelope old = Envelope.newBuilder().setEvent(OldProtoMapping.accountEvent(e, recipient, seq, directory)).build();
+        final Envelope old = Envelope.newBuilder().setEvent(ProtoMapping.accountEvent(e, recipient, seq, directory)).build();
 
         final ByteBuf out = Unpooled.buffer(r.nextInt(64));
         out.writeBytes(new byte[r.nextInt(10)]);
@@ -177,7 +178,7 @@ class EventFramesProperties
         final long commandSeq = anyLong(r);
         // Egress.complete's Response before EventFrames (for a plain command the hook added nothing)
         final Envelope old = Envelope.newBuilder().setRequestId(requestId).setResponse(Response.newBuilder()
-            .setReason(OldProtoMapping.reason(reject)).setCommandSeq(commandSeq)).build();
+            .setReason(ProtoMapping.reason(reject)).setCommandSeq(commandSeq)).build();
         final ByteBuf out = Unpooled.buffer(0);
         EventFrames.response(out, requestId, reject, commandSeq);
         final byte[] frame = ByteBufUtil.getBytes(out);
@@ -199,7 +200,7 @@ class EventFramesProperties
             final Event e = event(PRIVATE[r.nextInt(PRIVATE.length)], r);
             final long recipient = r.nextBoolean() ? e.renterId : e.ownerId;
             frames.accountEvent(out, e, recipient, i + 1);
-            expected.add(Envelope.newBuilder().setEvent(OldProtoMapping.accountEvent(e, recipient, i + 1, directory)).build());
+            expected.add(Envelope.newBuilder().setEvent(ProtoMapping.accountEvent(e, recipient, i + 1, directory)).build());
         }
         final List<Envelope> read = new ArrayList<>();
         while (out.isReadable())
@@ -218,7 +219,7 @@ class EventFramesProperties
         for (final EventType type : new EventType[] {EventType.TRADE, EventType.BOOK})
         {
             final Event e = event(type, new Random(1));
-            assertThrows(IllegalArgumentException.class, () -> OldProtoMapping.accountEvent(e, 1, 1, directory));
+            assertThrows(IllegalArgumentException.class, () -> ProtoMapping.accountEvent(e, 1, 1, directory));
             assertThrows(IllegalArgumentException.class,
                 () -> new EventFrames(directory).accountEvent(Unpooled.buffer(), e, 1, 1));
         }
