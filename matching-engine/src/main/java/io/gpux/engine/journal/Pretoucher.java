@@ -51,7 +51,18 @@ public final class Pretoucher implements Agent
         this.log = log;
         populatedUpTo = new long[journals.length];
         populatedChunk = new long[journals.length];
-        posix = PosixAPI.posix();
+        PosixAPI api = null;
+        try
+        {
+            api = PosixAPI.posix();
+        }
+        catch (final RuntimeException | LinkageError ex)
+        {
+            unsupported = true;
+            log.accept("journal pretouch unavailable (no native POSIX access: " + ex +
+                "): the core thread takes the journals' page faults itself");
+        }
+        posix = api;
     }
 
     @Override
@@ -92,7 +103,18 @@ public final class Pretoucher implements Agent
         while (from < to && steps < 4)
         {
             final long length = Math.min(STEP_BYTES, to - from);
-            final int rc = posix.madvise(address + (from - start), length, MADV_POPULATE_WRITE);
+            final int rc;
+            try
+            {
+                rc = posix.madvise(address + (from - start), length, MADV_POPULATE_WRITE);
+            }
+            catch (final RuntimeException | LinkageError ex)
+            {
+                // e.g. a platform whose POSIX layer has no madvise: the exchange goes on without it
+                unsupported = true;
+                log.accept("journal pretouch unavailable (" + ex + "): the core thread takes the journals' page faults itself");
+                return steps;
+            }
             if (rc != 0)
             {
                 if (!everWorked)
