@@ -3,15 +3,20 @@ package io.gpux.engine.pipeline;
 import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
+import io.gpux.engine.journal.EventCodec;
+import io.gpux.engine.journal.Journal;
+import io.gpux.engine.journal.RecordDescriptor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -115,5 +120,47 @@ class PipelineHooksTest
             assertEquals(q[0], q[1], "a query sees exactly the commands published before it");
         }
         assertTrue(batches[0] > 0 && batches[0] <= commands.size());
+    }
+
+    /** Publishers are handed events equal, field for field as journaled, to the event journal's records. */
+    @ParameterizedTest(name = "inline output: {0}")
+    @ValueSource(booleans = {true, false})
+    void publishersSeeExactlyTheJournaledEvents(final boolean inlineOutput) throws Exception
+    {
+        final List<Command> commands = PipelineRecoveryTest.commands(11, 3000);
+        final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
+        final EventCodec codec = new EventCodec();
+        final List<byte[]> published = new ArrayList<>();
+        try (ExchangePipeline pipeline = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir).clock(clock)
+            .tickIntervalMs(0).snapshotEvery(0).inlineOutput(inlineOutput).log(s -> { })
+            .publisher(e -> published.add(Arrays.copyOf(codec.bytes(), codec.encode(e))))))
+        {
+            for (final Command c : commands)
+            {
+                clock.now.set(c.timeMs);
+                while (!pipeline.tryPublish(c))
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            pipeline.close();
+        }
+        final List<byte[]> journaled = new ArrayList<>();
+        try (Journal events = Journal.openReadOnly(dir.resolve("events")))
+        {
+            final Journal.Reader reader = events.reader();
+            final byte[] record = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
+            int length;
+            while ((length = reader.next(record)) >= 0)
+            {
+                journaled.add(Arrays.copyOf(record, length));
+            }
+        }
+        assertTrue(journaled.size() > commands.size(), "every command printed at least one event");
+        assertEquals(journaled.size(), published.size());
+        for (int i = 0; i < journaled.size(); i++)
+        {
+            assertArrayEquals(journaled.get(i), published.get(i), "event " + i);
+        }
     }
 }
