@@ -11,16 +11,35 @@ final class FieldCodec
     private final CRC32C crc = new CRC32C();
     MutableDirectBuffer buffer;
     int position;
+    /** The buffer's heap array (the codecs' case), written and read directly: varints a byte at a time. */
+    private byte[] array;
+    private int arrayOffset;
 
     void begin(final MutableDirectBuffer buffer, final int position)
     {
         this.buffer = buffer;
         this.position = position;
+        array = buffer.byteArray();
+        arrayOffset = array == null ? 0 : buffer.wrapAdjustment();
     }
 
     void putVarLong(final long value)
     {
         long v = (value << 1) ^ (value >> 63);
+        final byte[] a = array;
+        if (a != null)
+        {
+            // a plain array store per byte (still bounds-checked by the JVM) instead of a buffer call
+            int p = arrayOffset + position;
+            while ((v & ~0x7FL) != 0)
+            {
+                a[p++] = (byte)((v & 0x7F) | 0x80);
+                v >>>= 7;
+            }
+            a[p++] = (byte)v;
+            position = p - arrayOffset;
+            return;
+        }
         while ((v & ~0x7FL) != 0)
         {
             buffer.putByte(position++, (byte)((v & 0x7F) | 0x80));
@@ -34,6 +53,24 @@ final class FieldCodec
         long v = 0;
         int shift = 0;
         byte b;
+        final byte[] a = array;
+        if (a != null)
+        {
+            int p = arrayOffset + position;
+            do
+            {
+                if (shift > 63)
+                {
+                    throw new IllegalArgumentException("bad varint");
+                }
+                b = a[p++];
+                v |= (long)(b & 0x7F) << shift;
+                shift += 7;
+            }
+            while ((b & 0x80) != 0);
+            position = p - arrayOffset;
+            return (v >>> 1) ^ -(v & 1);
+        }
         do
         {
             if (shift > 63)
