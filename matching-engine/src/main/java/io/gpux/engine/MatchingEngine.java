@@ -128,10 +128,9 @@ public final class MatchingEngine
 
     private void fireTimers(final long upTo)
     {
-        Timer t;
-        while ((t = timers.peek()) != null && t.dueMs <= upTo)
+        while (timers.anyDueBy(upTo))
         {
-            timers.poll();
+            final Timer t = timers.poll();
             out.now = t.dueMs;
             final Object target = t.target;
             final int kind = t.kind;
