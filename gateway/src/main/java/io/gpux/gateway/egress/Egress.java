@@ -17,10 +17,12 @@ import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.SessionError;
 import io.gpux.proto.v1.SessionErrorCode;
 import io.netty.buffer.ByteBuf;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -206,7 +208,7 @@ public final class Egress implements Agent
             Thread.onSpinWait();
             Thread.yield();
         }
-        final org.agrona.concurrent.AtomicBuffer b = completions.buffer();
+        final AtomicBuffer b = completions.buffer();
         b.putLong(index, correlation);
         b.putLong(index + 8, commandSeq);
         b.putLong(index + 16, lastEventSeq);
@@ -214,7 +216,7 @@ public final class Egress implements Agent
         completions.commit(index);
     }
 
-    private void onCompletion(final int type, final org.agrona.MutableDirectBuffer b, final int index, final int length)
+    private void onCompletion(final int type, final MutableDirectBuffer b, final int index, final int length)
     {
         if (pendingTail - pendingHead == pending.length / 4)
         {

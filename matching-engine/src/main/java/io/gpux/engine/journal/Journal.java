@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
  * An append-only journal of binary records on a Chronicle Queue. Records are written in batches: one
  * queue document holds every record of a batch, each framed by its 4-byte length and protected by its
  * own CRC32C (the layout of {@link RecordDescriptor}), so a batch costs one queue write: the records
- * are gathered on the heap and copied into the queue at once when the batch ends. One writer thread
+ * are gathered off the heap and copied into the queue at once when the batch ends. One writer thread
  * appends; readers read records in order from the start or after a given document. The writer's
  * place in the queue's file is published for a {@link Pretoucher}.
  *
