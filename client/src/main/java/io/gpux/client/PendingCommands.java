@@ -6,6 +6,7 @@ import io.gpux.proto.v1.CommandKind;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
+import org.agrona.collections.Long2LongHashMap;
 
 /**
  * The order-entry commands (PlaceBid, PlaceAsk, Cancel, Replace, MassCancel, Release) that have no
@@ -43,7 +44,8 @@ import io.gpux.proto.v1.Response;
  * The rules assume that an order id is not reused while a command naming it is unanswered.
  *
  * <p>Bounded: {@link #offer} refuses beyond the capacity. Not thread-safe: one thread (the client's
- * event loop) owns it. No allocation but the synthesized answers of rules 1 and 2.
+ * event loop) owns it. No allocation but the synthesized answers of rules 1 and 2. An answer settles its
+ * entry in constant time whatever the number in flight (answers to refused commands overtake the others).
  */
 final class PendingCommands
 {
@@ -61,14 +63,21 @@ final class PendingCommands
 
     private final SettlementHandler handler;
     private final long[] requestIds;
+    /** The command of each slot; null for a settled entry not yet passed by {@link #head} (a gap). */
     private final Envelope[] commands;
     private final boolean[] sentBefore;
     private final Reason[] answeredReasons;
     private final long[] answeredCommandSeqs;
     private final long[] answeredEventSeqs;
+    /** Request id to the entry's position: answers, which may come in any order, settle in O(1). */
+    private final Long2LongHashMap positions = new Long2LongHashMap(-1);
     private final int mask;
     private final int capacity;
-    private int head;
+    /** Positions (ever increasing; slot = position & mask) of the oldest entry and after the newest. */
+    private long head;
+    private long tail;
+    /** Positions before this one have been written on the current connection. */
+    private long writtenEnd;
     private int size;
     private int writtenCount;
 
@@ -111,11 +120,17 @@ final class PendingCommands
         {
             return false;
         }
-        final int slot = (head + size) & mask;
+        if (tail - head == commands.length)
+        {
+            compact();
+        }
+        final int slot = (int)(tail & mask);
         requestIds[slot] = requestId;
         commands[slot] = command;
         sentBefore[slot] = false;
         answeredReasons[slot] = null;
+        positions.put(requestId, tail);
+        tail++;
         size++;
         return true;
     }
@@ -139,23 +154,47 @@ final class PendingCommands
     /** The request id of the entry at a position of the queue (0 = oldest). */
     long requestIdAt(final int index)
     {
-        return requestIds[(head + index) & mask];
+        return requestIds[slotAt(index)];
     }
 
     /** Whether the entry at a position was sent on an earlier connection. */
     boolean sentBeforeAt(final int index)
     {
-        return sentBefore[(head + index) & mask];
+        return sentBefore[slotAt(index)];
+    }
+
+    /** The slot of the index-th entry, oldest first, stepping over gaps (for inspection: linear). */
+    private int slotAt(final int index)
+    {
+        int seen = 0;
+        for (long p = head; p < tail; p++)
+        {
+            final int slot = (int)(p & mask);
+            if (commands[slot] != null && seen++ == index)
+            {
+                return slot;
+            }
+        }
+        throw new IndexOutOfBoundsException(index);
     }
 
     /** Writes the queued entries in order until the writer refuses; the number written. */
     int writeUnsent(final CommandWriter writer)
     {
         int written = 0;
-        while (writtenCount < size && writer.write(commands[(head + writtenCount) & mask]))
+        while (writtenEnd < tail)
         {
-            writtenCount++;
-            written++;
+            final Envelope command = commands[(int)(writtenEnd & mask)];
+            if (command != null)
+            {
+                if (!writer.write(command))
+                {
+                    break;
+                }
+                writtenCount++;
+                written++;
+            }
+            writtenEnd++;
         }
         return written;
     }
@@ -166,23 +205,27 @@ final class PendingCommands
      */
     void onConnectionLost()
     {
-        int i = 0;
-        while (i < writtenCount)
+        final long end = writtenEnd;
+        for (long p = head; p < end; p++)
         {
-            final int slot = (head + i) & mask;
+            final int slot = (int)(p & mask);
+            if (commands[slot] == null)
+            {
+                continue;
+            }
             if (answeredReasons[slot] != null)
             {
                 final long requestId = requestIds[slot];
                 final Response answer = settledByEvent(answeredReasons[slot], answeredCommandSeqs[slot], answeredEventSeqs[slot]);
-                removeAt(i);
+                remove(p);
                 handler.onSettled(requestId, answer);
             }
             else
             {
                 sentBefore[slot] = true;
-                i++;
             }
         }
+        writtenEnd = head;
         writtenCount = 0;
     }
 
@@ -194,24 +237,22 @@ final class PendingCommands
      */
     boolean onResponse(final long requestId, final Response response)
     {
-        for (int i = 0; i < size; i++)
+        final long p = positions.get(requestId);
+        if (p < 0)
         {
-            final int slot = (head + i) & mask;
-            if (requestIds[slot] == requestId)
-            {
-                final Response answer = sentBefore[slot] && isAlreadyDone(commands[slot].getBodyCase(), response.getReason())
-                    ? response.toBuilder()
-                        .setReason(Reason.REASON_OK)
-                        .setMessage("settled: the command went through before the reconnect ("
-                            + response.getReason() + " on re-send)")
-                        .build()
-                    : response;
-                removeAt(i);
-                handler.onSettled(requestId, answer);
-                return true;
-            }
+            return false;
         }
-        return false;
+        final int slot = (int)(p & mask);
+        final Response answer = sentBefore[slot] && isAlreadyDone(commands[slot].getBodyCase(), response.getReason())
+            ? response.toBuilder()
+                .setReason(Reason.REASON_OK)
+                .setMessage("settled: the command went through before the reconnect ("
+                    + response.getReason() + " on re-send)")
+                .build()
+            : response;
+        remove(p);
+        handler.onSettled(requestId, answer);
+        return true;
     }
 
     /**
@@ -252,11 +293,12 @@ final class PendingCommands
                 return false;
             }
         }
-        for (int i = 0; i < size; i++)
+        for (long p = head; p < tail; p++)
         {
-            final int slot = (head + i) & mask;
-            final boolean written = i < writtenCount;
-            if (answeredReasons[slot] != null || !(written || sentBefore[slot]) || !answers(event, orderId, commands[slot]))
+            final int slot = (int)(p & mask);
+            final boolean written = p < writtenEnd;
+            if (commands[slot] == null || answeredReasons[slot] != null || !(written || sentBefore[slot]) ||
+                !answers(event, orderId, commands[slot]))
             {
                 continue;
             }
@@ -269,7 +311,7 @@ final class PendingCommands
             else
             {
                 final long requestId = requestIds[slot];
-                removeAt(i);
+                remove(p);
                 handler.onSettled(requestId, settledByEvent(reason, event.getCommandSeq(), event.getSeq()));
             }
             return true;
@@ -289,12 +331,12 @@ final class PendingCommands
     /** Drops every entry without reporting them (the client is closed). */
     void clear()
     {
-        for (int i = 0; i < size; i++)
-        {
-            commands[(head + i) & mask] = null;
-            answeredReasons[(head + i) & mask] = null;
-        }
+        java.util.Arrays.fill(commands, null);
+        java.util.Arrays.fill(answeredReasons, null);
+        positions.clear();
         head = 0;
+        tail = 0;
+        writtenEnd = 0;
         size = 0;
         writtenCount = 0;
     }
@@ -341,27 +383,63 @@ final class PendingCommands
         };
     }
 
-    /** Removes the entry at a position, moving the older ones up: cheap for the usual oldest-first case. */
-    private void removeAt(final int index)
+    /**
+     * Settles the entry at a position: it leaves a gap, which the head steps over once the entries
+     * before it are gone (answers come mostly oldest first, so gaps are few and short).
+     */
+    private void remove(final long p)
     {
-        for (int i = index; i > 0; i--)
-        {
-            final int to = (head + i) & mask;
-            final int from = (head + i - 1) & mask;
-            requestIds[to] = requestIds[from];
-            commands[to] = commands[from];
-            sentBefore[to] = sentBefore[from];
-            answeredReasons[to] = answeredReasons[from];
-            answeredCommandSeqs[to] = answeredCommandSeqs[from];
-            answeredEventSeqs[to] = answeredEventSeqs[from];
-        }
-        commands[head] = null;
-        answeredReasons[head] = null;
-        head = (head + 1) & mask;
+        final int slot = (int)(p & mask);
+        positions.remove(requestIds[slot]);
+        commands[slot] = null;
+        answeredReasons[slot] = null;
         size--;
-        if (index < writtenCount)
+        if (p < writtenEnd)
         {
             writtenCount--;
         }
+        while (head < tail && commands[(int)(head & mask)] == null)
+        {
+            head++;
+        }
+        if (writtenEnd < head)
+        {
+            writtenEnd = head;
+        }
+    }
+
+    /** Closes the gaps (the ring is full of them and a few entries): moves every entry down, in order. */
+    private void compact()
+    {
+        long to = head;
+        long newWrittenEnd = head;
+        for (long p = head; p < tail; p++)
+        {
+            final int from = (int)(p & mask);
+            if (commands[from] == null)
+            {
+                continue;
+            }
+            final int slot = (int)(to & mask);
+            if (slot != from)
+            {
+                requestIds[slot] = requestIds[from];
+                commands[slot] = commands[from];
+                sentBefore[slot] = sentBefore[from];
+                answeredReasons[slot] = answeredReasons[from];
+                answeredCommandSeqs[slot] = answeredCommandSeqs[from];
+                answeredEventSeqs[slot] = answeredEventSeqs[from];
+                commands[from] = null;
+                answeredReasons[from] = null;
+            }
+            positions.put(requestIds[slot], to);
+            if (p < writtenEnd)
+            {
+                newWrittenEnd = to + 1;
+            }
+            to++;
+        }
+        tail = to;
+        writtenEnd = newWrittenEnd;
     }
 }
