@@ -1,7 +1,9 @@
 package io.gpux.engine.pipeline;
 
 import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.BusySpinWaitStrategy;
 import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.EventTranslatorOneArg;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.YieldingWaitStrategy;
@@ -71,6 +73,8 @@ public final class ExchangePipeline implements AutoCloseable
         private boolean inlineOutput = true;
         private boolean busySpin;
         private boolean pretouch = true;
+        private boolean polled;
+        private Runnable onPublish = () -> { };
 
         public Context dataDir(final Path v)
         {
@@ -173,6 +177,19 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
+        /**
+         * No core thread: the owner calls {@link #poll(int)} from a thread of its own (e.g. the gateway's
+         * event loop, so that a command decoded there is applied and answered on the same thread, with no
+         * hand-over between threads). Needs inline output. {@code onPublish} is called after every
+         * successful publish, from the publishing thread, so that the owner can wake its polling thread.
+         */
+        public Context polled(final Runnable onPublish)
+        {
+            polled = true;
+            this.onPublish = onPublish;
+            return this;
+        }
+
         /** The output thread's wait strategy alone: blocking leaves the core thread a whole core. */
         public Context outputYielding(final boolean v)
         {
@@ -189,6 +206,10 @@ public final class ExchangePipeline implements AutoCloseable
             if (Integer.bitCount(ringSize) != 1 || Integer.bitCount(outputRingSize) != 1)
             {
                 throw new IllegalArgumentException("ring sizes must be powers of two");
+            }
+            if (polled && !inlineOutput)
+            {
+                throw new IllegalArgumentException("a polled pipeline writes its output inline");
             }
             if (tickIntervalMs < 0 || snapshotEvery < 0 || snapshotsKept < 1)
             {
@@ -211,7 +232,13 @@ public final class ExchangePipeline implements AutoCloseable
     private final Journal commandJournal;
     private final Journal eventJournal;
     private final SnapshotStore snapshots;
+    /** The core thread's Disruptor; null when polled. */
     private final Disruptor<CommandSlot> input;
+    /** The consumer of the input ring when polled; else null. */
+    private final EventPoller<CommandSlot> poller;
+    private final PollHandler pollHandler;
+    private final Runnable onPublish;
+    private boolean pollStarted;
     private final Disruptor<EventSlot> output;
     private final RingBuffer<CommandSlot> inputRing;
     private final CoreHandler core;
@@ -261,12 +288,27 @@ public final class ExchangePipeline implements AutoCloseable
         }
 
         core = new CoreHandler(recovered, outputRing);
-        input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
-            ctx.busySpin ? new com.lmax.disruptor.BusySpinWaitStrategy() :
-            ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
-        input.setDefaultExceptionHandler(new StopOnError<>("core"));
-        input.handleEventsWith(core);
-        inputRing = input.start();
+        onPublish = ctx.onPublish;
+        if (ctx.polled)
+        {
+            // nobody waits on the ring: the poller is called; publishing must signal nothing
+            input = null;
+            inputRing = RingBuffer.createMultiProducer(CommandSlot::new, ctx.ringSize, new BusySpinWaitStrategy());
+            poller = inputRing.newPoller();
+            inputRing.addGatingSequences(poller.getSequence());
+            pollHandler = new PollHandler();
+        }
+        else
+        {
+            poller = null;
+            pollHandler = null;
+            input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
+                ctx.busySpin ? new BusySpinWaitStrategy() :
+                ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
+            input.setDefaultExceptionHandler(new StopOnError<>("core"));
+            input.handleEventsWith(core);
+            inputRing = input.start();
+        }
 
         if (ctx.pretouch)
         {
@@ -310,13 +352,13 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public boolean tryPublish(final Command command)
     {
-        return failure == null && inputRing.tryPublishEvent(COPY, command);
+        return failure == null && published(inputRing.tryPublishEvent(COPY, command));
     }
 
     /** Publishes a command filled in place by a translator, without blocking; false when full. */
     public <A> boolean tryPublish(final EventTranslatorOneArg<CommandSlot, A> translator, final A arg)
     {
-        return failure == null && inputRing.tryPublishEvent(translator, arg);
+        return failure == null && published(inputRing.tryPublishEvent(translator, arg));
     }
 
     /**
@@ -327,7 +369,76 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public boolean tryPublishQuery(final Query query)
     {
-        return failure == null && inputRing.tryPublishEvent(QUERY, query);
+        return failure == null && published(inputRing.tryPublishEvent(QUERY, query));
+    }
+
+    private boolean published(final boolean published)
+    {
+        if (published && poller != null)
+        {
+            onPublish.run();
+        }
+        return published;
+    }
+
+    /**
+     * A polled pipeline's core: applies up to {@code limit} published commands (as one batch, or
+     * several), on the caller's thread, which must be one thread at a time, the same one that called
+     * before or one that has seen all its effects (e.g. after the polling thread stopped).
+     *
+     * @return how many commands and queries were taken from the ring (0: none was waiting, or the
+     *     pipeline has failed).
+     */
+    public int poll(final int limit)
+    {
+        if (poller == null)
+        {
+            throw new IllegalStateException("this pipeline has a core thread of its own");
+        }
+        if (failure != null)
+        {
+            return 0;
+        }
+        try
+        {
+            if (!pollStarted)
+            {
+                pollStarted = true;
+                core.onStart();
+            }
+            pollHandler.taken = 0;
+            pollHandler.limit = limit;
+            poller.poll(pollHandler);
+            return pollHandler.taken;
+        }
+        catch (final Throwable ex)
+        {
+            try
+            {
+                new StopOnError<CommandSlot>("core").handleEventException(ex, poller.getSequence().get() + 1, null);
+            }
+            catch (final RuntimeException reported)
+            {
+                // reported and remembered: the pipeline accepts nothing more; the polling thread goes on
+            }
+            return 0;
+        }
+    }
+
+    /** Feeds the core handler from the poller, ending the batch at the limit. */
+    private final class PollHandler implements EventPoller.Handler<CommandSlot>
+    {
+        int limit;
+        int taken;
+
+        @Override
+        public boolean onEvent(final CommandSlot slot, final long sequence, final boolean endOfBatch)
+        {
+            taken++;
+            final boolean last = endOfBatch || taken >= limit;
+            core.onEvent(slot, sequence, last);
+            return !last;
+        }
     }
 
     /**
@@ -400,7 +511,10 @@ public final class ExchangePipeline implements AutoCloseable
         {
             ctx.log.accept("pipeline did not drain in 30 s: halting");
         }
-        input.halt();
+        if (input != null)
+        {
+            input.halt();
+        }
         if (output != null)
         {
             output.halt();
@@ -430,7 +544,13 @@ public final class ExchangePipeline implements AutoCloseable
         while (System.nanoTime() < deadline && failure == null)
         {
             final long published = inputRing.getCursor();
-            if (input.getSequenceValueFor(core) >= published && (output == null ||
+            if (poller != null)
+            {
+                // the owner has stopped polling: this thread applies what is left
+                poll(Integer.MAX_VALUE);
+            }
+            final long applied = poller != null ? poller.getSequence().get() : input.getSequenceValueFor(core);
+            if (applied >= published && (output == null ||
                 output.getRingBuffer().getCursor() <= output.getSequenceValueFor(outputHandler)))
             {
                 return true;
