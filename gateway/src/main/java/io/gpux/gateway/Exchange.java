@@ -55,19 +55,27 @@ import java.util.function.Consumer;
 
 /**
  * The whole exchange in one process: the core pipeline (journals, engine, snapshots, recovery), the
- * egress thread, and the Netty gateway in front.
+ * egress, and the Netty gateway in front.
  *
  * <pre>
  *  clients --TCP--> [Netty event loop: frames, login, checks, tryPublish] --> input ring
  *                                                                               |
- *        core thread: sequence, command journal, engine, event journal <--------+
+ *        core: sequence, command journal, engine, event journal <---------------+
  *              | completions, query answers, market data                        |
  *              v                                                          event journal
- *        [egress thread: tails the event journal, numbers each account's events, answers] --> clients
+ *        [egress: tails the event journal, numbers each account's events, answers] --> clients
  * </pre>
  *
- * Threads: one Netty event loop (plus the acceptor), the core thread, the egress thread and the
- * ticker: on two cores the core thread and the event loop do the work, the egress backs off when idle.
+ * Two thread layouts ({@link Context#sharedLoop(boolean)}):
+ * <ul>
+ *   <li><b>shared</b> (the default): one event loop does all three in turn ({@link SharedLoop}): a
+ *   command goes from its socket through the journal and the engine and its events back out to the
+ *   sockets on one thread, with no thread to wake on the way. On two cores this leaves the other core
+ *   to everything else (and, in a benchmark, to the client).</li>
+ *   <li><b>dedicated</b>: the event loop, a core thread (the pipeline's Disruptor consumer) and an
+ *   egress thread that backs off when idle and is woken by the core after each batch.</li>
+ * </ul>
+ * Either way there are also the acceptor, the ticker and the journals' pretoucher, all mostly asleep.
  */
 public final class Exchange implements AutoCloseable
 {
@@ -95,6 +103,9 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.HIGH_WATER_PROP, GatewayConfiguration.HIGH_WATER_DEFAULT);
         private long tickIntervalMs = 100;
         private long snapshotEvery = 1_000_000;
+        private boolean sharedLoop = !"dedicated".equals(
+            System.getProperty(GatewayConfiguration.THREADS_PROP, GatewayConfiguration.THREADS_DEFAULT));
+        private long spinMicros = GatewayConfiguration.longProp(GatewayConfiguration.SPIN_PROP, GatewayConfiguration.SPIN_DEFAULT);
         private EpochClock clock = SystemEpochClock.INSTANCE;
         private EpochClock authClock = SystemEpochClock.INSTANCE;
         private Consumer<String> log = System.err::println;
@@ -215,6 +226,24 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
+        /**
+         * True (the default): the exchange core and the egress run on the gateway's event loop, so a
+         * command crosses no thread from its socket to the engine and back ({@link SharedLoop}); false:
+         * a core thread and an egress thread of their own.
+         */
+        public Context sharedLoop(final boolean v)
+        {
+            sharedLoop = v;
+            return this;
+        }
+
+        /** With the shared loop: how long the loop keeps polling its sockets without blocking after it last had work. */
+        public Context spinMicros(final long v)
+        {
+            spinMicros = v;
+            return this;
+        }
+
         /** The exchange's clock: the time stamped on commands (see {@link ScaledEpochClock}). */
         public Context clock(final EpochClock v)
         {
@@ -238,7 +267,7 @@ public final class Exchange implements AutoCloseable
         Context conclude()
         {
             if (maxFrameBytes < 256 || heartbeatIntervalMs < 10 || loginTimeoutMs < 10 || ratePerSecond < 1 ||
-                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535)
+                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0)
             {
                 throw new IllegalArgumentException("a gateway setting is out of range");
             }
@@ -262,7 +291,10 @@ public final class Exchange implements AutoCloseable
     final ExchangePipeline pipeline;
     final Egress egress;
     final Queries queries;
+    /** The egress's own thread, or null when it runs on the shared loop. */
     private final AgentRunner egressRunner;
+    /** The event loop that also runs the core and the egress, or null (dedicated threads). */
+    private final SharedLoop sharedLoop;
     /** The egress waits by spinning briefly, then parks until the core has applied a batch. */
     private final WakeableIdleStrategy egressIdle = new WakeableIdleStrategy(200, 20, TimeUnit.MICROSECONDS.toNanos(200));
     private final AtomicLong sessionIds = new AtomicLong();
@@ -281,38 +313,66 @@ public final class Exchange implements AutoCloseable
         this.clock = ctx.clock;
         this.authClock = ctx.authClock;
         authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
-        final Egress[] egressRef = new Egress[1];
-        final MarketData marketData = new MarketData((marketId, update) ->
-            egressRef[0].put(new Egress.MarketUpdate(marketId, update)));
-        queries = new Queries(directory, marketData, telemetry);
-        final CorePublisher core = new CorePublisher(directory, marketData, egressIdle::wake);
         egress = new Egress(this::eventReader, directory, this::onCompleted, log);
-        egressRef[0] = egress;
-        core.egress(egress);
+        final MarketData marketData = new MarketData((marketId, update) ->
+            egress.put(new Egress.MarketUpdate(marketId, update)));
+        queries = new Queries(directory, marketData, telemetry);
         queries.egress(egress);
-        pipeline = ExchangePipeline.start(new ExchangePipeline.Context()
+        final boolean epoll = Epoll.isAvailable();
+        final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
             .dataDir(ctx.dataDir)
             .durability(ctx.durability)
             .tickIntervalMs(ctx.tickIntervalMs)
             .snapshotEvery(ctx.snapshotEvery)
             .clock(ctx.clock)
-            .log(ctx.log)
-            .publisher(core));
+            .log(ctx.log);
+        final CorePublisher core;
+        if (ctx.sharedLoop)
+        {
+            sharedLoop = new SharedLoop(io, TimeUnit.MICROSECONDS.toNanos(ctx.spinMicros));
+            workerGroup = new MultiThreadIoEventLoopGroup(1, sharedLoop);
+            core = new CorePublisher(directory, marketData, () -> { });
+            pipelineContext.polled(sharedLoop::kick);
+            egress.wakeWith(sharedLoop::kick);
+            egressRunner = null;
+        }
+        else
+        {
+            sharedLoop = null;
+            workerGroup = new MultiThreadIoEventLoopGroup(1, io);
+            core = new CorePublisher(directory, marketData, egressIdle::wake);
+            egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
+        }
+        core.egress(egress);
+        bossGroup = new MultiThreadIoEventLoopGroup(1, io);
         try
         {
+            pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            throw ex;
+        }
+        try
+        {
+            if (sharedLoop != null)
+            {
+                sharedLoop.start(workerGroup.next(), pipeline, egress);
+            }
             core.awaitRecovered();
-            egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
-            AgentRunner.startOnThread(egressRunner);
+            if (egressRunner != null)
+            {
+                AgentRunner.startOnThread(egressRunner);
+            }
             while (!egress.caughtUp())
             {
                 Thread.sleep(1);
             }
             bootstrapKey = directory.accounts().isEmpty() ? bootstrap() : null;
 
-            final boolean epoll = Epoll.isAvailable();
-            final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-            bossGroup = new MultiThreadIoEventLoopGroup(1, io);
-            workerGroup = new MultiThreadIoEventLoopGroup(1, io);
             final ServerBootstrap b = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
@@ -321,10 +381,13 @@ public final class Exchange implements AutoCloseable
                     new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
                 .childHandler(new Initializer());
             serverChannel = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).sync().channel();
-            log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll)" : " (nio)"));
+            log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll" : " (nio") +
+                (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
         }
         catch (final RuntimeException | InterruptedException ex)
         {
+            bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            stopThreads();
             pipeline.close();
             throw ex;
         }
@@ -532,9 +595,25 @@ public final class Exchange implements AutoCloseable
             .awaitUninterruptibly(1, TimeUnit.SECONDS);
         connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        // the egress reads the pipeline's event journal: it stops first (every session is closed by now)
-        egressRunner.close();
+        stopThreads();
         pipeline.close();
+    }
+
+    /**
+     * Stops the event loop and the egress: the egress reads the pipeline's event journal, so it stops
+     * first (every session is closed by now); with the shared loop, the pipeline's core is then left to
+     * this thread, which drains it on close.
+     */
+    private void stopThreads()
+    {
+        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        if (egressRunner != null)
+        {
+            egressRunner.close();
+        }
+        else
+        {
+            egress.onClose();
+        }
     }
 }

@@ -42,6 +42,17 @@ public final class GatewayConfiguration
     public static final String HIGH_WATER_PROP = "gpux.gateway.outboundHighWaterBytes";
     public static final int HIGH_WATER_DEFAULT = 8 * 1024 * 1024;
 
+    /**
+     * The thread layout: "shared" runs the exchange core and the egress on the gateway's event loop
+     * (the fastest on two cores: nothing crosses a thread); "dedicated" gives each its own thread.
+     */
+    public static final String THREADS_PROP = "gpux.threads";
+    public static final String THREADS_DEFAULT = "shared";
+
+    /** With the shared layout: how long the event loop keeps polling without blocking after its last work. */
+    public static final String SPIN_PROP = "gpux.gateway.spinMicros";
+    public static final long SPIN_DEFAULT = 50;
+
     static int intProp(final String name, final int dflt)
     {
         return Integer.getInteger(name, dflt);

@@ -47,6 +47,21 @@ public final class ServerMain implements Callable<Integer>
         "EXCHANGE_MS (with --clock-scale; give the same anchor to a restarted server to continue its time line)")
     String clockAnchor;
 
+    @Option(names = "--threads", description = "SHARED: the exchange core and the egress run on the gateway's event " +
+        "loop, nothing crosses a thread (fastest on two cores); DEDICATED: each on a thread of its own " +
+        "(default ${DEFAULT-VALUE})")
+    Threads threads = "dedicated".equals(System.getProperty(GatewayConfiguration.THREADS_PROP,
+        GatewayConfiguration.THREADS_DEFAULT)) ? Threads.DEDICATED : Threads.SHARED;
+
+    @Option(names = "--spin-us", description = "with SHARED threads: how long the event loop keeps polling its sockets " +
+        "without sleeping after its last work (default ${DEFAULT-VALUE})")
+    long spinMicros = GatewayConfiguration.longProp(GatewayConfiguration.SPIN_PROP, GatewayConfiguration.SPIN_DEFAULT);
+
+    enum Threads
+    {
+        SHARED, DEDICATED
+    }
+
     @Option(names = "--port-file", description = "write the port listened on here once ready (for scripts and tests)")
     Path portFile;
 
@@ -54,7 +69,8 @@ public final class ServerMain implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Exchange.Context ctx = new Exchange.Context()
-            .dataDir(data).configFile(config).durability(durability).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs);
+            .dataDir(data).configFile(config).durability(durability).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
+            .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros);
         if (clockScale != 1 || clockAnchor != null)
         {
             long wall = System.currentTimeMillis();

@@ -40,10 +40,16 @@ class GatewayTest
     Exchange exchange;
     Exchange.Key admin;
 
+    /** The thread layout under test: the core and the egress on the event loop (the default) or their own threads. */
+    boolean sharedLoop()
+    {
+        return true;
+    }
+
     Exchange start() throws Exception
     {
         return Exchange.start(new Exchange.Context().dataDir(dir).port(0).heartbeatIntervalMs(1500).loginTimeoutMs(1000)
-            .log(line -> { }));
+            .sharedLoop(sharedLoop()).log(line -> { }));
     }
 
     @BeforeEach

@@ -161,6 +161,10 @@ public final class Egress implements Agent
     private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
     private final ArrayList<Session> touched = new ArrayList<>();
     private volatile boolean caughtUp;
+    private Runnable wake = () -> { };
+    /** The thread that runs this agent (set when it starts). */
+    private volatile Thread thread;
+    private boolean working;
 
     public Egress(
         final Supplier<Journal.Reader> readerFactory, final Directory directory, final CompletionHook completionHook,
@@ -179,20 +183,43 @@ public final class Egress implements Agent
         return "gpux-egress";
     }
 
+    /** Called after every message queued and every batch of completions, from the queuing thread: wakes the egress's thread. */
+    public void wakeWith(final Runnable wake)
+    {
+        this.wake = wake;
+    }
+
     /** Queues a message; false if the inbox is full (the caller decides: retry, or answer BUSY). */
     public boolean offer(final Message message)
     {
-        return inbox.offer(message);
+        if (inbox.offer(message))
+        {
+            wake.run();
+            return true;
+        }
+        return false;
     }
 
-    /** Queues a message the caller cannot drop, waiting for room (the inbox is drained every duty cycle). */
+    /**
+     * Queues a message the caller cannot drop, waiting for room (the inbox is drained every duty
+     * cycle); on the egress's own thread (when it shares a thread with its callers) it makes the room
+     * itself.
+     */
     public void put(final Message message)
     {
         while (!inbox.offer(message))
         {
-            Thread.onSpinWait();
-            Thread.yield();
+            if (Thread.currentThread() == thread && !working)
+            {
+                doWork();
+            }
+            else
+            {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
         }
+        wake.run();
     }
 
     /**
@@ -205,8 +232,16 @@ public final class Egress implements Agent
         int index;
         while ((index = completions.tryClaim(COMPLETION, COMPLETION_BYTES)) < 0)
         {
-            Thread.onSpinWait();
-            Thread.yield();
+            if (Thread.currentThread() == thread)
+            {
+                // one thread runs the core and this: take the completions into the pending list now
+                completions.read(onCompletion, 1024);
+            }
+            else
+            {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
         }
         final AtomicBuffer b = completions.buffer();
         b.putLong(index, correlation);
@@ -259,6 +294,7 @@ public final class Egress implements Agent
     @Override
     public void onStart()
     {
+        thread = Thread.currentThread();
         reader = readerFactory.get();
         final long started = System.nanoTime();
         long n = 0;
@@ -274,13 +310,21 @@ public final class Egress implements Agent
     @Override
     public int doWork()
     {
-        int work = 0;
-        work += tail(TAIL_BATCH);
-        work += drainInbox(1024);
-        work += completions.read(onCompletion, 1024);
-        work += releaseCompletions();
-        flush();
-        return work;
+        working = true;
+        try
+        {
+            int work = 0;
+            work += tail(TAIL_BATCH);
+            work += drainInbox(1024);
+            work += completions.read(onCompletion, 1024);
+            work += releaseCompletions();
+            flush();
+            return work;
+        }
+        finally
+        {
+            working = false;
+        }
     }
 
     /** Handles queued messages in order, stopping at an Attach whose events are not all tailed yet. */
