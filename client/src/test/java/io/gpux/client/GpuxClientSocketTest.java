@@ -52,7 +52,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -289,7 +292,7 @@ class GpuxClientSocketTest
     }
 
     /** What the client tells its listener, kept for the test thread. */
-    static final class Recorder implements ClientListener
+    static class Recorder implements ClientListener
     {
         final List<Long> eventSeqs = new CopyOnWriteArrayList<>();
         final Map<Long, Response> responses = new ConcurrentHashMap<>();
@@ -517,6 +520,56 @@ class GpuxClientSocketTest
             await("the request to stop listening", () -> client.listenerCount() == 1);
             assertEquals(1, gateway.received(Envelope.BodyCase.PLACE_BID), "nothing re-bid after close");
             await("the release answered", () -> client.unansweredCommands() == 0);
+        }
+    }
+
+    @Test
+    void aBotOnASpinningLoopSendsFromItsDutyAndHearsItsFillsOnTheSameThread() throws Exception
+    {
+        gateway.fillBids = true;
+        final AtomicReference<GpuxClient> bot = new AtomicReference<>();
+        final AtomicLong turns = new AtomicLong();
+        final AtomicReference<Thread> dutyThread = new AtomicReference<>();
+        final List<Long> sent = new CopyOnWriteArrayList<>();
+        final IntSupplier duty = () ->
+        {
+            turns.incrementAndGet();
+            dutyThread.compareAndSet(null, Thread.currentThread());
+            final GpuxClient c = bot.get();
+            if (c == null || !c.isConnected() || sent.size() == 3)
+            {
+                return 0;
+            }
+            // the bot's own logic, on the loop: the bid goes straight to the socket
+            sent.add(c.placeBid(c.nextOrderId(), "M", 1, 20_000));
+            return 1;
+        };
+        final EventLoopGroup spinning = new MultiThreadIoEventLoopGroup(1,
+            new SpinningLoop(NioIoHandler.newFactory(), duty));
+        final List<Thread> fillThreads = new CopyOnWriteArrayList<>();
+        final Recorder recorder = new Recorder()
+        {
+            @Override
+            public void onFill(final AccountEvent event, final Fill fill)
+            {
+                fillThreads.add(Thread.currentThread());
+            }
+        };
+        try (GpuxClient client = new GpuxClient(context(recorder).eventLoopGroup(spinning)))
+        {
+            client.connect();
+            bot.set(client);
+            await("three fills", () -> fillThreads.size() == 3);
+            await("three answers", () -> sent.stream().allMatch(recorder.responses::containsKey));
+            assertEquals(3, gateway.received(Envelope.BodyCase.PLACE_BID));
+            assertTrue(fillThreads.stream().allMatch(t -> t == dutyThread.get()), "fills heard on the duty's thread");
+            final long before = turns.get();
+            Thread.sleep(50);
+            assertTrue(turns.get() - before > 100, "the loop turns without I/O: " + (turns.get() - before) + " in 50 ms");
+        }
+        finally
+        {
+            spinning.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 
