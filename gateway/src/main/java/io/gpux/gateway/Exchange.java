@@ -18,6 +18,7 @@ import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -377,6 +378,9 @@ public final class Exchange implements AutoCloseable
                 .group(bossGroup, workerGroup)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // shared loop: one read (up to 64 KiB) per connection per turn, then the core and the egress run
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR,
+                    new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(sharedLoop != null ? 1 : 16))
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                     new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
                 .childHandler(new Initializer());
@@ -419,6 +423,16 @@ public final class Exchange implements AutoCloseable
     long nextSessionId()
     {
         return sessionIds.incrementAndGet();
+    }
+
+    /**
+     * Called on the event loop when the input ring or a session's requests in flight are full: with
+     * the shared layout the loop is the core, so it applies and answers what is waiting now and the
+     * caller tries again; with dedicated threads there is nothing to do here (the caller answers BUSY).
+     */
+    boolean makeRoom()
+    {
+        return sharedLoop != null && sharedLoop.makeRoom();
     }
 
     private io.gpux.engine.journal.Journal.Reader eventReader()

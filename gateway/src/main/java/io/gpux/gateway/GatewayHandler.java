@@ -670,12 +670,16 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     private boolean publish(final ChannelHandlerContext ctx, final long rid, final byte kind, final long assignedId)
     {
         stagedCorrelation = session.track(rid, kind, assignedId);
+        if (stagedCorrelation == 0 && exchange.makeRoom())
+        {
+            stagedCorrelation = session.track(rid, kind, assignedId);
+        }
         if (stagedCorrelation == 0)
         {
             reply(ctx, rid, Reason.BUSY, "too many requests in flight");
             return false;
         }
-        if (!exchange.pipeline.tryPublish(PUBLISH, this))
+        if (!exchange.pipeline.tryPublish(PUBLISH, this) && !(exchange.makeRoom() && exchange.pipeline.tryPublish(PUBLISH, this)))
         {
             session.untrack();
             final boolean failed = exchange.pipeline.failed();
@@ -688,7 +692,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
 
     private void query(final ChannelHandlerContext ctx, final long rid, final io.gpux.engine.pipeline.Query query)
     {
-        if (!exchange.pipeline.tryPublishQuery(query))
+        if (!exchange.pipeline.tryPublishQuery(query) && !(exchange.makeRoom() && exchange.pipeline.tryPublishQuery(query)))
         {
             reply(ctx, rid, Reason.BUSY, "the exchange is busy: retry");
         }

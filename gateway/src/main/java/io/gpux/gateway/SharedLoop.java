@@ -27,6 +27,8 @@ final class SharedLoop implements IoHandlerFactory
 {
     /** Commands applied per turn at most, so that a burst does not keep the loop from its sockets. */
     static final int BATCH = 4096;
+    /** Egress slices per turn at most (each up to 512 events). */
+    static final int EGRESS_ROUNDS = 128;
 
     private final IoHandlerFactory io;
     private final long spinNanos;
@@ -71,6 +73,47 @@ final class SharedLoop implements IoHandlerFactory
         });
     }
 
+    /**
+     * On the loop, in the middle of reading its sockets: applies what the input ring holds and lets the
+     * egress answer, now, so that a burst read in one turn does not find the ring or a session's
+     * requests in flight full while the work that would empty them waits for the turn to end.
+     *
+     * @return whether anything was done.
+     */
+    boolean makeRoom()
+    {
+        if (!started)
+        {
+            return false;
+        }
+        final int done = pipeline.poll(BATCH) + egress();
+        if (done > 0)
+        {
+            pending = true;
+        }
+        return done > 0;
+    }
+
+    /**
+     * Lets the egress send what the core has just journaled: it takes a bounded slice per call, so it is
+     * called until it has caught up (the events of a whole batch: about ten per bid) or for at most
+     * {@link #EGRESS_ROUNDS} slices.
+     */
+    private int egress()
+    {
+        int done = 0;
+        for (int i = 0; i < EGRESS_ROUNDS; i++)
+        {
+            final int n = egress.doWork();
+            if (n == 0)
+            {
+                break;
+            }
+            done += n;
+        }
+        return done;
+    }
+
     /** Something was published for the loop (from any thread): its next turn must not block. */
     void kick()
     {
@@ -103,7 +146,7 @@ final class SharedLoop implements IoHandlerFactory
             final int work = delegate.run(gate.wrap(context));
             // cleared before the ring is read: a publish from now on sets it again
             pending = false;
-            final int applied = pipeline.poll(BATCH) + egress.doWork();
+            final int applied = pipeline.poll(BATCH) + egress();
             if (applied > 0)
             {
                 // there may be more: turn again without blocking until a turn finds nothing
