@@ -58,6 +58,11 @@ public final class PipelineBenchmark implements Callable<Integer>
     @Option(names = "--no-pretouch", description = "the core thread takes the journals' page faults itself (no pretoucher)")
     boolean noPretouch;
 
+    @Option(names = "--polled", description = "no core thread: the load generator's thread applies what it published " +
+        "(ExchangePipeline.poll) before it waits for the next command, as the gateway's event loop does in the shared " +
+        "thread layout (the default of ./gpux server)")
+    boolean polled;
+
     @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
     Path dir;
 
@@ -111,6 +116,10 @@ public final class PipelineBenchmark implements Callable<Integer>
                     }
                 }
             });
+        if (polled)
+        {
+            ctx.polled(() -> { });
+        }
         try (ExchangePipeline pipeline = ExchangePipeline.start(ctx))
         {
             for (final Command c : setup)
@@ -126,6 +135,11 @@ public final class PipelineBenchmark implements Callable<Integer>
                     long wait;
                     while ((wait = next - System.nanoTime()) > 0)
                     {
+                        if (polled && drain(pipeline) > 0)
+                        {
+                            // applied what was published; the next command may be due by now
+                            continue;
+                        }
                         if (pacer == Pacer.PARK)
                         {
                             // sleeps (a timer wake-up is ~50-60 us late here, so commands go out in small
@@ -145,13 +159,13 @@ public final class PipelineBenchmark implements Callable<Integer>
                         // written before the command can reach the publisher
                         sent[base + i + 1] = System.nanoTime();
                     }
-                    while (!tryPublish(pipeline, flow[i]));
+                    while (!tryPublish(pipeline, flow[i]) && drain(pipeline) >= 0);
                     next += interval;
                 }
                 awaitApplied(pipeline, base + flow.length);
-                System.out.printf("latency %s at %,d commands/s offered, %,d measured after %,d warm-up (us): " +
+                System.out.printf("latency %s%s at %,d commands/s offered, %,d measured after %,d warm-up (us): " +
                     "p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n",
-                    durability, rate, histogram.getTotalCount(), warmup,
+                    durability, polled ? " polled" : "", rate, histogram.getTotalCount(), warmup,
                     histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
                     histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
                     histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3);
@@ -175,21 +189,43 @@ public final class PipelineBenchmark implements Callable<Integer>
                 }
                 awaitApplied(pipeline, base + flow.length);
                 final long ns = System.nanoTime() - t0;
-                System.out.printf("throughput %s: %,d commands in %.3f s = %,.0f commands/s (both journals on)%n",
-                    durability, commands, ns / 1e9, commands * 1e9 / ns);
+                System.out.printf("throughput %s%s: %,d commands in %.3f s = %,.0f commands/s (both journals on)%n",
+                    durability, polled ? " polled" : "", commands, ns / 1e9, commands * 1e9 / ns);
             }
         }
         System.out.printf("journal files: commands %,d bytes, events %,d bytes (apparent size)%n", size(data.resolve("commands")),
             size(data.resolve("events")));
     }
 
-    /** A full ring means BUSY: back off and let the pipeline's threads have the cores (there are only 2). */
-    private static void publish(final ExchangePipeline pipeline, final Command c)
+    /**
+     * A full ring means BUSY: back off and let the pipeline's threads have the cores (there are only 2);
+     * polled, apply what is in the ring.
+     */
+    private void publish(final ExchangePipeline pipeline, final Command c)
     {
         while (!tryPublish(pipeline, c))
         {
-            Thread.yield();
+            if (drain(pipeline) == 0)
+            {
+                Thread.yield();
+            }
         }
+    }
+
+    /** Polled: applies everything published so far, on this thread; how many. Else 0. */
+    private int drain(final ExchangePipeline pipeline)
+    {
+        if (!polled)
+        {
+            return 0;
+        }
+        int n = 0;
+        int k;
+        while ((k = pipeline.poll(4096)) > 0)
+        {
+            n += k;
+        }
+        return n;
     }
 
     private static boolean tryPublish(final ExchangePipeline pipeline, final Command c)
@@ -214,10 +250,11 @@ public final class PipelineBenchmark implements Callable<Integer>
         }
     }
 
-    private static void awaitApplied(final ExchangePipeline pipeline, final long sequence)
+    private void awaitApplied(final ExchangePipeline pipeline, final long sequence)
     {
         while (pipeline.appliedCommands() < sequence)
         {
+            drain(pipeline);
             if (pipeline.failed())
             {
                 throw new IllegalStateException("the pipeline failed (see FATAL above)");
