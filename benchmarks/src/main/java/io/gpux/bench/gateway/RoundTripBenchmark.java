@@ -2,6 +2,7 @@ package io.gpux.bench.gateway;
 
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
+import io.gpux.client.SpinningLoop;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.gateway.Exchange;
 import io.gpux.proto.v1.AccountEvent;
@@ -17,6 +18,7 @@ import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.TimeInForce;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -34,7 +36,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -69,6 +73,144 @@ public final class RoundTripBenchmark implements Callable<Integer>
     @Option(names = "--durability", description = "ASYNC or SYNC (default ${DEFAULT-VALUE})")
     Durability durability = Durability.ASYNC;
 
+    @Option(names = "--pacer", description = "LOOP: the bids are sent from the clients' event loop, which spins " +
+        "(SpinningLoop, as a market-maker's bot would run); THREAD: from a thread of their own that parks between " +
+        "bids, through the client's loop (default ${DEFAULT-VALUE})")
+    Pacing pacer = Pacing.LOOP;
+
+    @Option(names = "--threads", description = "the exchange's thread layout: SHARED (core and egress on the " +
+        "gateway's event loop) or DEDICATED (threads of their own) (default ${DEFAULT-VALUE})")
+    Layout layout = Layout.SHARED;
+
+    @Option(names = "--server-process", description = "run the exchange in a JVM of its own (./gpux server), as in " +
+        "production, instead of in this one: the client's garbage then stops only the client")
+    boolean serverProcess;
+
+    /** The exchange under test: in this JVM or a child one. */
+    private interface Server extends AutoCloseable
+    {
+        int port();
+
+        Exchange.Key adminKey();
+
+        @Override
+        void close() throws Exception;
+    }
+
+    private final class InProcess implements Server
+    {
+        private final Exchange exchange;
+
+        InProcess(final Path data) throws Exception
+        {
+            exchange = Exchange.start(new Exchange.Context().dataDir(data).port(0).durability(durability)
+                .snapshotEvery(0).ratePerSecond(rateLimit()).rateBurst(burstLimit())
+                .sharedLoop(layout == Layout.SHARED).log(line -> { }));
+        }
+
+        @Override
+        public int port()
+        {
+            return exchange.port();
+        }
+
+        @Override
+        public Exchange.Key adminKey()
+        {
+            return exchange.bootstrapKey();
+        }
+
+        @Override
+        public void close()
+        {
+            exchange.close();
+        }
+    }
+
+    /** {@code ServerMain} in a child JVM on this JVM's java, class path and flags; stopped with SIGTERM. */
+    private final class ChildServer implements Server
+    {
+        private final Process process;
+        private final int port;
+        private final Exchange.Key key;
+
+        ChildServer(final Path data) throws Exception
+        {
+            final Path portFile = data.resolve("server.port");
+            final Path keyFile = data.resolve("admin.key");
+            final List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            for (final String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+            {
+                if (!arg.startsWith("-agentpath") && !arg.startsWith("-Xlog"))
+                {
+                    cmd.add(arg);
+                }
+            }
+            cmd.addAll(List.of("-D" + "gpux.gateway.ratePerSecond=" + rateLimit(), "-Dgpux.gateway.rateBurst=" + burstLimit(),
+                "-cp", System.getProperty("java.class.path"), "io.gpux.gateway.ServerMain",
+                "--port", "0", "--data", data.resolve("exchange").toString(), "--port-file", portFile.toString(),
+                "--admin-key-file", keyFile.toString(), "--durability", durability.name(), "--threads", layout.name()));
+            process = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(data.resolve("server.log").toFile()).start();
+            final long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!Files.exists(portFile) || !Files.readString(portFile).endsWith("\n"))
+            {
+                if (!process.isAlive() || System.nanoTime() > deadline)
+                {
+                    process.destroyForcibly();
+                    throw new IllegalStateException("the server did not start: " + Files.readString(data.resolve("server.log")));
+                }
+                Thread.sleep(20);
+            }
+            port = Integer.parseInt(Files.readString(portFile).trim());
+            final String[] k = Files.readString(keyFile).trim().split(":");
+            key = new Exchange.Key("admin", Long.parseLong(k[0]), k[1]);
+        }
+
+        @Override
+        public int port()
+        {
+            return port;
+        }
+
+        @Override
+        public Exchange.Key adminKey()
+        {
+            return key;
+        }
+
+        @Override
+        public void close() throws Exception
+        {
+            process.destroy();
+            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS))
+            {
+                process.destroyForcibly().waitFor();
+            }
+        }
+    }
+
+    long rateLimit()
+    {
+        return Math.max(100_000, rate);
+    }
+
+    long burstLimit()
+    {
+        return Math.max(20_000, rate / 5);
+    }
+
+    enum Pacing
+    {
+        LOOP, THREAD
+    }
+
+    enum Layout
+    {
+        SHARED, DEDICATED
+    }
+
     public static void main(final String[] args)
     {
         System.exit(new CommandLine(new RoundTripBenchmark()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
@@ -82,6 +224,9 @@ public final class RoundTripBenchmark implements Callable<Integer>
         final long measureFromOrderId;
         final AtomicLong fills = new AtomicLong();
         final AtomicLong errors = new AtomicLong();
+        /** Errors answered to bids of the measured part (request ids from the first measured bid's on). */
+        final AtomicLong measuredErrors = new AtomicLong();
+        volatile long firstMeasuredRequestId = Long.MAX_VALUE;
         volatile String firstError;
         GpuxClient client;
 
@@ -108,6 +253,10 @@ public final class RoundTripBenchmark implements Callable<Integer>
         {
             if (response.getReason() != Reason.REASON_OK)
             {
+                if (requestId >= firstMeasuredRequestId)
+                {
+                    measuredErrors.incrementAndGet();
+                }
                 if (errors.getAndIncrement() == 0)
                 {
                     firstError = response.getReason() + " " + response.getMessage();
@@ -121,14 +270,14 @@ public final class RoundTripBenchmark implements Callable<Integer>
     {
         final Path data = Files.createTempDirectory("gpux-roundtrip");
         final boolean epoll = Epoll.isAvailable();
+        final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        final Pacer loopPacer = new Pacer();
         final EventLoopGroup clientLoops = new MultiThreadIoEventLoopGroup(1,
-            epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        try (Exchange exchange = Exchange.start(new Exchange.Context().dataDir(data).port(0).durability(durability)
-            .snapshotEvery(0).ratePerSecond(Math.max(100_000, rate)).rateBurst(Math.max(20_000, rate / 5))
-            .log(line -> { })))
+            pacer == Pacing.LOOP ? new SpinningLoop(io, loopPacer) : io);
+        try (Server exchange = serverProcess ? new ChildServer(data) : new InProcess(data))
         {
             final int port = exchange.port();
-            final Exchange.Key admin = exchange.bootstrapKey();
+            final Exchange.Key admin = exchange.adminKey();
             final String[][] keys = setUp(port, admin, clientLoops, epoll);
 
             final long perConnection = rate * (warmup + seconds) / connections + 1;
@@ -141,13 +290,18 @@ public final class RoundTripBenchmark implements Callable<Integer>
                 renter.client.connect();
                 renters.add(renter);
             }
-            System.out.printf("round trip: %,d bids/s offered over %d connection(s), %d s warm-up + %d s measured, %s, %s%n",
-                rate, connections, warmup, seconds, durability, epoll ? "epoll" : "nio");
+            System.out.printf("round trip: %,d bids/s offered over %d connection(s), %d s warm-up + %d s measured, %s, %s, " +
+                "pacer %s, exchange threads %s, exchange %s%n", rate, connections, warmup, seconds, durability,
+                epoll ? "epoll" : "nio", pacer, layout, serverProcess ? "in a JVM of its own" : "in this JVM");
 
             final long total = rate * (warmup + seconds);
             final double intervalNs = 1e9 / rate;
             final long start = System.nanoTime() + 1_000_000;
-            for (long i = 0; i < total; i++)
+            if (pacer == Pacing.LOOP)
+            {
+                loopPacer.start(renters, total, intervalNs, start);
+            }
+            for (long i = 0; pacer == Pacing.THREAD && i < total; i++)
             {
                 final long dueAt = start + (long)(i * intervalNs);
                 // sleep until just before the bid is due, then spin: a pacer that spun all the time would
@@ -164,19 +318,15 @@ public final class RoundTripBenchmark implements Callable<Integer>
                         Thread.onSpinWait();
                     }
                 }
-                final Renter renter = renters.get((int)(i % connections));
-                final long orderId = i / connections + 1;
-                renter.due[(int)orderId] = dueAt;
-                renter.client.placeBid(PlaceBid.newBuilder().setOrderId(orderId).setMarket(MARKET).setGpus(1)
-                    .setPrice(PRICE).setTif(TimeInForce.IOC).setMaxDurationMs(500).build());
+                bid(renters, i, dueAt);
             }
-            final long sentAt = System.nanoTime();
+            final long sentAt = pacer == Pacing.LOOP ? loopPacer.awaitSent() : System.nanoTime();
             final long deadline = sentAt + 30_000_000_000L;
             long fills = 0;
             while (System.nanoTime() < deadline)
             {
                 fills = renters.stream().mapToLong(r -> r.fills.get()).sum();
-                if (fills >= total)
+                if (fills + renters.stream().mapToLong(r -> r.errors.get()).sum() >= total)
                 {
                     break;
                 }
@@ -185,6 +335,7 @@ public final class RoundTripBenchmark implements Callable<Integer>
             final double offeredSeconds = (sentAt - start) / 1e9;
             final Histogram all = new Histogram(120_000_000_000L, 3);
             long errors = 0;
+            long measuredErrors = 0;
             String firstError = null;
             for (final Renter r : renters)
             {
@@ -199,17 +350,19 @@ public final class RoundTripBenchmark implements Callable<Integer>
                 });
                 read.await();
                 errors += r.errors.get();
+                measuredErrors += r.measuredErrors.get();
                 firstError = firstError == null ? r.firstError : firstError;
                 r.client.close();
             }
-            System.out.printf("sent %,d bids in %.2f s (%,.0f/s achieved), fills %,d, errors %,d%s%n", total, offeredSeconds,
-                total / offeredSeconds, fills, errors, firstError == null ? "" : " (first: " + firstError + ")");
+            System.out.printf("sent %,d bids in %.2f s (%,.0f/s achieved), fills %,d, errors %,d (%,d in the measured part)%s%n",
+                total, offeredSeconds, total / offeredSeconds, fills, errors, measuredErrors,
+                firstError == null ? "" : " (first: " + firstError + ")");
             System.out.printf("bid -> fill back at the client, us (%,d measured): p50 %.1f  p90 %.1f  p99 %.1f  " +
                 "p99.9 %.1f  p99.99 %.1f  max %.1f%n", all.getTotalCount(),
                 all.getValueAtPercentile(50) / 1e3, all.getValueAtPercentile(90) / 1e3,
                 all.getValueAtPercentile(99) / 1e3, all.getValueAtPercentile(99.9) / 1e3,
                 all.getValueAtPercentile(99.99) / 1e3, all.getMaxValue() / 1e3);
-            return fills >= total && errors == 0 ? 0 : 1;
+            return fills + errors >= total && measuredErrors == 0 ? 0 : 1;
         }
         finally
         {
@@ -218,6 +371,74 @@ public final class RoundTripBenchmark implements Callable<Integer>
             {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
+        }
+    }
+
+    /** The i-th bid, due at {@code dueAt}, on its connection. */
+    private static void bid(final List<Renter> renters, final long i, final long dueAt)
+    {
+        final Renter renter = renters.get((int)(i % renters.size()));
+        final long orderId = i / renters.size() + 1;
+        renter.due[(int)orderId] = dueAt;
+        final long requestId = renter.client.placeBid(PlaceBid.newBuilder().setOrderId(orderId).setMarket(MARKET).setGpus(1)
+            .setPrice(PRICE).setTif(TimeInForce.IOC).setMaxDurationMs(500).build());
+        if (orderId == renter.measureFromOrderId)
+        {
+            renter.firstMeasuredRequestId = requestId;
+        }
+    }
+
+    /** Sends every bid that is due, each turn of the clients' spinning event loop. */
+    private static final class Pacer implements IntSupplier
+    {
+        private volatile List<Renter> renters;
+        private long total;
+        private double intervalNs;
+        private long start;
+        private long next;
+        private final CountDownLatch sent = new CountDownLatch(1);
+        private volatile long sentAt;
+
+        void start(final List<Renter> renters, final long total, final double intervalNs, final long start)
+        {
+            this.total = total;
+            this.intervalNs = intervalNs;
+            this.start = start;
+            this.renters = renters;
+        }
+
+        long awaitSent() throws InterruptedException
+        {
+            sent.await();
+            return sentAt;
+        }
+
+        @Override
+        public int getAsInt()
+        {
+            final List<Renter> list = renters;
+            if (list == null || next == total)
+            {
+                return 0;
+            }
+            final long now = System.nanoTime();
+            int n = 0;
+            while (next < total)
+            {
+                final long due = start + (long)(next * intervalNs);
+                if (due > now)
+                {
+                    break;
+                }
+                bid(list, next++, due);
+                n++;
+            }
+            if (next == total)
+            {
+                sentAt = System.nanoTime();
+                sent.countDown();
+            }
+            return n;
         }
     }
 
