@@ -461,7 +461,7 @@ public final class BenchSuite
     }
 
     private static final Pattern PIPELINE_TPUT =
-        Pattern.compile("throughput (\\w+): ([\\d,]+) commands in ([\\d.]+) s = ([\\d,]+) commands/s");
+        Pattern.compile("throughput (\\w+)(?: polled)?: ([\\d,]+) commands in ([\\d.]+) s = ([\\d,]+) commands/s");
     private static final Pattern LATENCY = Pattern.compile("p50 ([\\d.,]+)\\s+p90 ([\\d.,]+)\\s+p99 ([\\d.,]+)\\s+" +
         "p99\\.9 ([\\d.,]+)\\s+p99\\.99 ([\\d.,]+)\\s+max ([\\d.,]+)");
     private static final Pattern LATENCY_COUNT = Pattern.compile("([\\d,]+) measured");
@@ -470,28 +470,10 @@ public final class BenchSuite
     {
         for (final String durability : profile.pipelineDurabilities())
         {
-            final double[] runs = new double[profile.pipelineRuns()];
-            boolean ok = true;
-            for (int i = 0; i < runs.length && ok; i++)
-            {
-                final Child c = child("PipelineBenchmark " + durability, gpuxClasspath(),
-                    "io.gpux.bench.pipeline.PipelineBenchmark", List.of("--durability", durability, "--warmup",
-                        Integer.toString(profile.pipelineWarmup()), "--commands", Integer.toString(profile.pipelineCommands())));
-                final Matcher m = c.find(PIPELINE_TPUT);
-                ok = m != null && c.exit() == 0;
-                runs[i] = ok ? number(m.group(4)) : Double.NaN;
-            }
-            if (ok)
-            {
-                report.figures.add(Report.Figure.throughput("pipeline", "throughput " + durability, "commands/s", runs,
-                    String.format("PlainFlow, %,d warm-up + %,d measured commands a run, both journals on",
-                        profile.pipelineWarmup(), profile.pipelineCommands())));
-            }
-            else
-            {
-                report.failures.add("PipelineBenchmark throughput " + durability);
-            }
+            pipelineThroughput(durability, false);
         }
+        // the layout ./gpux server runs by default: no core thread, the producer's thread applies what it published
+        pipelineThroughput("ASYNC", true);
         for (final long rate : profile.pipelineRates())
         {
             final int commands = profile.latencyMessages(rate);
@@ -543,6 +525,38 @@ public final class BenchSuite
         }
         report.figures.add(Report.Figure.throughput("recovery", "journaling them", "s", new double[] {number(j.group(2))},
             "snapshots included"));
+    }
+
+    private void pipelineThroughput(final String durability, final boolean polled)
+    {
+        final double[] runs = new double[profile.pipelineRuns()];
+        boolean ok = true;
+        for (int i = 0; i < runs.length && ok; i++)
+        {
+            final List<String> args = new ArrayList<>(List.of("--durability", durability, "--warmup",
+                Integer.toString(profile.pipelineWarmup()), "--commands", Integer.toString(profile.pipelineCommands())));
+            if (polled)
+            {
+                args.add("--polled");
+            }
+            final Child c = child("PipelineBenchmark " + durability + (polled ? " polled" : ""), gpuxClasspath(),
+                "io.gpux.bench.pipeline.PipelineBenchmark", args);
+            final Matcher m = c.find(PIPELINE_TPUT);
+            ok = m != null && c.exit() == 0;
+            runs[i] = ok ? number(m.group(4)) : Double.NaN;
+        }
+        final String name = "throughput " + durability + (polled ? " polled" : "");
+        if (ok)
+        {
+            report.figures.add(Report.Figure.throughput("pipeline", name, "commands/s", runs,
+                String.format("PlainFlow, %,d warm-up + %,d measured commands a run, both journals on%s",
+                    profile.pipelineWarmup(), profile.pipelineCommands(),
+                    polled ? "; no core thread: the producer's thread polls the pipeline (the shared layout)" : "")));
+        }
+        else
+        {
+            report.failures.add("PipelineBenchmark " + name);
+        }
     }
 
     private static final Pattern ROUND_TRIP_SENT = Pattern.compile("sent ([\\d,]+) bids in ([\\d.]+) s \\(([\\d,]+)/s " +

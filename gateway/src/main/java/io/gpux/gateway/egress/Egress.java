@@ -165,6 +165,8 @@ public final class Egress implements Agent
     /** The thread that runs this agent (set when it starts). */
     private volatile Thread thread;
     private boolean working;
+    /** Closed: what the core still hands over while it drains on shutdown is dropped (no session is left). */
+    private volatile boolean stopped;
 
     public Egress(
         final Supplier<Journal.Reader> readerFactory, final Directory directory, final CompletionHook completionHook,
@@ -209,6 +211,10 @@ public final class Egress implements Agent
     {
         while (!inbox.offer(message))
         {
+            if (stopped)
+            {
+                return;
+            }
             if (Thread.currentThread() == thread && !working)
             {
                 doWork();
@@ -232,6 +238,10 @@ public final class Egress implements Agent
         int index;
         while ((index = completions.tryClaim(COMPLETION, COMPLETION_BYTES)) < 0)
         {
+            if (stopped)
+            {
+                return;
+            }
             if (Thread.currentThread() == thread)
             {
                 // one thread runs the core and this: take the completions into the pending list now
@@ -771,6 +781,7 @@ public final class Egress implements Agent
     @Override
     public void onClose()
     {
+        stopped = true;
         for (final ByteBuf buf : outgoing.values())
         {
             buf.release();
