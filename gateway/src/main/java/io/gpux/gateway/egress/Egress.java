@@ -37,7 +37,8 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Everything the gateway sends out that comes from the exchange core, on one thread: it tails the
+ * Everything the gateway sends out that comes from the exchange core, on one thread (its own, or, in the
+ * shared layout, the gateway's event loop, which also runs the core): it tails the
  * event journal (so an event leaves only once journaled, and the same code serves the live stream,
  * a resend and the rebuild after a restart), numbers each account's private events, and writes them
  * to the account's sessions; it answers commands once their events are out; it forwards query
