@@ -37,7 +37,8 @@ record Profile(
         List.of("gpux-ASYNC", "gpux-SYNC", "xc-on"),
         300_000, 1_000_000, 2, List.of("ASYNC"), List.of(100_000L),
         2_000_000, 500_000,
-        20_000, 5, 2);
+        // the round trip needs about 15 s before the JIT has settled (C2 still busy at 10 s)
+        20_000, 5, 15);
 
     static final Profile FULL = new Profile("full",
         2, 3, "2s", 5, "2s",
@@ -47,7 +48,7 @@ record Profile(
         PIPELINES,
         1_000_000, 3_000_000, 3, List.of("ASYNC", "SYNC"), List.of(10_000L, 50_000L, 100_000L),
         10_000_000, 1_500_000,
-        50_000, 10, 5);
+        50_000, 10, 20);
 
     static final Profile SMOKE = new Profile("smoke",
         0, 0, "100ms", 1, "100ms",
