@@ -6,7 +6,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
-import io.netty.handler.codec.protobuf.ProtobufDecoder;
 import io.netty.handler.codec.protobuf.ProtobufEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +31,6 @@ final class ClientInitializer extends ChannelInitializer<SocketChannel>
     static final String HANDLER = "handler";
 
     private static final int LENGTH_FIELD_BYTES = 4;
-    private static final ProtobufDecoder ENVELOPE_DECODER = new ProtobufDecoder(Envelope.getDefaultInstance());
     private static final ProtobufEncoder ENVELOPE_ENCODER = new ProtobufEncoder();
     private static final LengthFieldPrepender LENGTH_PREPENDER = new LengthFieldPrepender(LENGTH_FIELD_BYTES);
 
@@ -59,7 +57,7 @@ final class ClientInitializer extends ChannelInitializer<SocketChannel>
         pipeline.addLast(FRAME_DECODER, new LengthFieldBasedFrameDecoder(
             Math.max(maxFrameBytes, MAX_INBOUND_FRAME_BYTES) + LENGTH_FIELD_BYTES, 0, LENGTH_FIELD_BYTES, 0,
             LENGTH_FIELD_BYTES));
-        pipeline.addLast(PROTOBUF_DECODER, ENVELOPE_DECODER);
+        pipeline.addLast(PROTOBUF_DECODER, new EnvelopeDecoder());
         pipeline.addLast(FRAME_ENCODER, LENGTH_PREPENDER);
         pipeline.addLast(PROTOBUF_ENCODER, ENVELOPE_ENCODER);
         pipeline.addLast(IDLE, new IdleStateHandler(loginTimeoutMs, 0, 0, TimeUnit.MILLISECONDS));
