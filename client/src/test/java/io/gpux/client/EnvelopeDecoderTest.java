@@ -39,6 +39,9 @@ class EnvelopeDecoderTest
             .setAccepted(Accepted.newBuilder().setOrderId(6))).build(),
         Envelope.newBuilder().setRequestId(8).setResponse(Response.newBuilder().setReason(Reason.BUSY).setMessage("retry")).build(),
         Envelope.newBuilder().setHeartbeat(Heartbeat.newBuilder().setTimeMs(5)).build(),
+        // bigger than the reused array, then bigger than the largest it grows to
+        Envelope.newBuilder().setRequestId(9).setResponse(Response.newBuilder().setMessage("x".repeat(10_000))).build(),
+        Envelope.newBuilder().setRequestId(10).setResponse(Response.newBuilder().setMessage("y".repeat(1_200_000))).build(),
         Envelope.getDefaultInstance());
 
     @Test
