@@ -57,8 +57,9 @@ final class SharedLoop implements IoHandlerFactory
     }
 
     /**
-     * Hands the loop its work; {@code startTask} runs on the loop first (where the core and the egress
-     * take over their journals), then every turn runs both.
+     * Hands the loop its work: a first task on the loop lets the core take over its journals (and tell
+     * the gateway what it recovered) and the egress scan the event journal; from then on every turn
+     * runs both.
      */
     void start(final io.netty.channel.EventLoop loop, final ExchangePipeline pipeline, final Egress egress)
     {
