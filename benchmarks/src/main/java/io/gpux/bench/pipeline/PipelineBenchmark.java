@@ -63,6 +63,11 @@ public final class PipelineBenchmark implements Callable<Integer>
         "thread layout (the default of ./gpux server)")
     boolean polled;
 
+    @Option(names = "--timer-slack-ns", description = "the load generator thread's timer slack, Linux " +
+        "/proc/TID/timerslack_ns (default ${DEFAULT-VALUE}: a park wakes on time; the kernel's default, 50,000, lets " +
+        "it wake up to 50 us late and send the commands due meanwhile in a burst); -1: leave it")
+    long timerSlackNs = 1;
+
     @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
     Path dir;
 
@@ -129,6 +134,10 @@ public final class PipelineBenchmark implements Callable<Integer>
             if (rate > 0)
             {
                 final long interval = 1_000_000_000L / rate;
+                if (timerSlackNs >= 0)
+                {
+                    setTimerSlack(timerSlackNs);
+                }
                 long next = System.nanoTime();
                 for (int i = 0; i < flow.length; i++)
                 {
@@ -239,6 +248,22 @@ public final class PipelineBenchmark implements Callable<Integer>
             throw new IllegalStateException("the pipeline failed (see FATAL above)");
         }
         return false;
+    }
+
+    /** Sets this thread's timer slack, or says why it could not. */
+    private static void setTimerSlack(final long ns)
+    {
+        final int tid = net.openhft.posix.PosixAPI.posix().gettid();
+        final Path file = Path.of("/proc/" + tid + "/timerslack_ns");
+        try
+        {
+            Files.writeString(file, Long.toString(ns));
+            System.out.printf("load generator thread %d: timer slack %s ns%n", tid, Files.readString(file).trim());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            System.out.println("could not set the timer slack (" + file + "): " + ex);
+        }
     }
 
     /** Only a failing stage is worth a line: the benchmark's output is its numbers. */

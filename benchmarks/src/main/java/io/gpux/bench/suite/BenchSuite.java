@@ -476,22 +476,31 @@ public final class BenchSuite
         pipelineThroughput("ASYNC", true);
         for (final long rate : profile.pipelineRates())
         {
-            final int commands = profile.latencyMessages(rate);
-            final int warmup = profile.latencyWarmup(rate);
-            final Child c = child("PipelineBenchmark latency", gpuxClasspath(), "io.gpux.bench.pipeline.PipelineBenchmark",
-                List.of("--rate", Long.toString(rate), "--warmup", Integer.toString(warmup), "--commands",
-                    Integer.toString(commands)));
-            final Matcher m = c.find(LATENCY);
-            if (m == null || c.exit() != 0)
+            for (final boolean polled : new boolean[] {false, true})
             {
-                report.failures.add("PipelineBenchmark latency at " + rate + "/s");
-                continue;
+                final int commands = profile.latencyMessages(rate);
+                final int warmup = profile.latencyWarmup(rate);
+                final List<String> args = new ArrayList<>(List.of("--rate", Long.toString(rate), "--warmup",
+                    Integer.toString(warmup), "--commands", Integer.toString(commands)));
+                if (polled)
+                {
+                    args.add("--polled");
+                }
+                final Child c = child("PipelineBenchmark latency" + (polled ? " polled" : ""), gpuxClasspath(),
+                    "io.gpux.bench.pipeline.PipelineBenchmark", args);
+                final Matcher m = c.find(LATENCY);
+                if (m == null || c.exit() != 0)
+                {
+                    report.failures.add("PipelineBenchmark latency" + (polled ? " polled" : "") + " at " + rate + "/s");
+                    continue;
+                }
+                final Map<String, Double> p = percentiles(m);
+                final Matcher n = c.find(LATENCY_COUNT);
+                p.put("count", n == null ? Double.NaN : number(n.group(1)));
+                report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC%s, %,d commands/s offered",
+                    polled ? " polled" : "", rate), p, String.format("PlainFlow, from the scheduled time to the first " +
+                    "event, %,d warm-up commands excluded%s", warmup, polled ? "; no core thread (the shared layout)" : "")));
             }
-            final Map<String, Double> p = percentiles(m);
-            final Matcher n = c.find(LATENCY_COUNT);
-            p.put("count", n == null ? Double.NaN : number(n.group(1)));
-            report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC, %,d commands/s offered", rate), p,
-                String.format("PlainFlow, publish to first event, %,d warm-up commands excluded", warmup)));
         }
     }
 
