@@ -310,31 +310,16 @@ public final class BookSide
     /** Where a key not in the array goes: the tail (a new best) is checked first. */
     private int insertionPoint(final long key)
     {
-        final long[] keys = this.keys;
         if (size == 0 || keys[size - 1] < key)
         {
             return size;
         }
-        int lo = 0;
-        int hi = size - 1;
-        while (lo <= hi)
+        final int at = LevelArray.search(keys, size, key);
+        if (at >= 0)
         {
-            final int mid = (lo + hi) >>> 1;
-            final long k = keys[mid];
-            if (k < key)
-            {
-                lo = mid + 1;
-            }
-            else if (k > key)
-            {
-                hi = mid - 1;
-            }
-            else
-            {
-                throw new IllegalStateException("level exists: " + key);
-            }
+            throw new IllegalStateException("level exists: " + key);
         }
-        return lo;
+        return -at - 1;
     }
 
     private void dropEmptyLevels()

@@ -40,6 +40,12 @@ public final class LevelArray<T>
     /** @return the index of key, or -(insertion point) - 1. */
     public int indexOf(final long key)
     {
+        return search(keys, size, key);
+    }
+
+    /** Binary search of the first {@code size} of ascending {@code keys}: the index of key, or -(insertion point) - 1. */
+    static int search(final long[] keys, final int size, final long key)
+    {
         int lo = 0;
         int hi = size - 1;
         while (lo <= hi)
