@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Every benchmark of the project runs, so none can rot unseen: {@code ./gpux bench --smoke} as the launcher runs it
  * (gpux's benchmarks jar in a JVM of its own with the root pom's JVM flags), with this module's classes and
  * classpath as exchange-core's side. The suite exports the order flows, runs each JMH benchmark of both sides
- * through the JMH Runner API (no fork, no warm-up, one iteration of 100 ms), then each pipeline, recovery and
- * round-trip main with tiny counts, and writes its results files. No timing is asserted: only that everything ran,
+ * through the JMH Runner API (no fork, no warm-up, one iteration of 100 ms), then the machine's floor (HiccupMeter)
+ * and each pipeline, recovery and round-trip main with tiny counts, and writes its results files. No timing is asserted: only that everything ran,
  * checked its own work (trades per pass, no failed command) and reported a figure.
  */
 class BenchSuiteSmokeTest
@@ -80,7 +80,8 @@ class BenchSuiteSmokeTest
             "exchange-core journal on, synthetic, throughput", "exchange-core journal off, synthetic, throughput",
             "gpux ASYNC, synthetic, 20,000/s offered", "exchange-core journal on, synthetic, 20,000/s offered",
             "throughput ASYNC", "ASYNC, 20,000 commands/s offered",
-            "restart after 60,000 journaled commands", "bid -> fill at the client"})
+            "restart after 60,000 journaled commands", "bid -> fill at the client",
+            "random arrival's wait, spinning thread 1 of 2", "random arrival's wait, spinning thread 2 of 2"})
         {
             assertTrue(report.contains("\"name\": \"" + figure), "no figure '" + figure + "' in\n" + report);
         }

@@ -86,6 +86,10 @@ public final class RoundTripBenchmark implements Callable<Integer>
         "production, instead of in this one: the client's garbage then stops only the client")
     boolean serverProcess;
 
+    @Option(names = "--timeline", description = "also print p50, p99 and max for each second of the measured part " +
+        "(by when the bids were due), to see whether a tail is spread out or comes in bursts")
+    boolean timeline;
+
     /** The exchange under test: in this JVM or a child one. */
     private interface Server extends AutoCloseable
     {
@@ -220,6 +224,8 @@ public final class RoundTripBenchmark implements Callable<Integer>
     private static final class Renter implements ClientListener
     {
         final long[] due;
+        /** Each fill's latency by order id (0: none yet), for the timeline. */
+        final long[] latency;
         final Histogram histogram = new Histogram(120_000_000_000L, 3);
         final long measureFromOrderId;
         final AtomicLong fills = new AtomicLong();
@@ -233,6 +239,7 @@ public final class RoundTripBenchmark implements Callable<Integer>
         Renter(final int orders, final long measureFromOrderId)
         {
             due = new long[orders + 1];
+            latency = new long[orders + 1];
             this.measureFromOrderId = measureFromOrderId;
         }
 
@@ -243,7 +250,9 @@ public final class RoundTripBenchmark implements Callable<Integer>
             final long orderId = fill.getOrderId();
             if (orderId >= measureFromOrderId && orderId < due.length)
             {
-                histogram.recordValue(Math.min(120_000_000_000L, Math.max(0, now - due[(int)orderId])));
+                final long ns = Math.min(120_000_000_000L, Math.max(1, now - due[(int)orderId]));
+                histogram.recordValue(ns);
+                latency[(int)orderId] = ns;
             }
             fills.incrementAndGet();
         }
@@ -362,6 +371,10 @@ public final class RoundTripBenchmark implements Callable<Integer>
                 all.getValueAtPercentile(50) / 1e3, all.getValueAtPercentile(90) / 1e3,
                 all.getValueAtPercentile(99) / 1e3, all.getValueAtPercentile(99.9) / 1e3,
                 all.getValueAtPercentile(99.99) / 1e3, all.getMaxValue() / 1e3);
+            if (timeline)
+            {
+                printTimeline(renters, start);
+            }
             return fills + errors >= total && measuredErrors == 0 ? 0 : 1;
         }
         finally
@@ -371,6 +384,34 @@ public final class RoundTripBenchmark implements Callable<Integer>
             {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
+        }
+    }
+
+    /** p50, p99 and max of the measured bids due in each second (order ids map back to due times). */
+    private void printTimeline(final List<Renter> renters, final long start)
+    {
+        final Histogram[] perSecond = new Histogram[seconds];
+        for (int s = 0; s < seconds; s++)
+        {
+            perSecond[s] = new Histogram(120_000_000_000L, 3);
+        }
+        for (final Renter r : renters)
+        {
+            for (int orderId = (int)r.measureFromOrderId; orderId < r.latency.length; orderId++)
+            {
+                final int second = (int)((r.due[orderId] - start) / 1_000_000_000L) - warmup;
+                if (r.latency[orderId] > 0 && second >= 0 && second < seconds)
+                {
+                    perSecond[second].recordValue(r.latency[orderId]);
+                }
+            }
+        }
+        System.out.println("timeline, us: second  fills  p50  p99  max");
+        for (int s = 0; s < seconds; s++)
+        {
+            final Histogram h = perSecond[s];
+            System.out.printf("  %2d  %,9d  %9.1f  %9.1f  %9.1f%n", warmup + s, h.getTotalCount(),
+                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
         }
     }
 

@@ -98,8 +98,8 @@ public final class BenchSuite
 
                         Runs every benchmark (short profile: under 5 minutes on 2 cores; --full: the long one; --smoke:
                         a second or two each, numbers meaningless) and writes DIR/DATE-HOST[-full|-smoke].{md,json,txt}
-                        (default DIR: benchmarks/results). SECTIONS: comma-separated of book, compare, engine, hotpaths, pipeline,
-                        recovery, roundtrip. --xc-cp: exchange-core's side (default: the benchmarks-exchange-core jar).""");
+                        (default DIR: benchmarks/results). SECTIONS: comma-separated of platform, book, compare, engine, hotpaths,
+                        pipeline, recovery, roundtrip. --xc-cp: exchange-core's side (default: the benchmarks-exchange-core jar).""");
                     return false;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help)");
@@ -162,6 +162,10 @@ public final class BenchSuite
 
     private void runAll() throws Exception
     {
+        if (wanted("platform"))
+        {
+            platform();
+        }
         final boolean needFlows = wanted("book") || wanted("compare");
         if (needFlows)
         {
@@ -590,6 +594,47 @@ public final class BenchSuite
             profile.roundTripRate()), p, String.format("1 connection, %d s warm-up excluded; %s/s achieved, %s fills, %s errors",
             profile.roundTripWarmup(), s.group(3), s.group(4), s.group(5)) + (c.exit() == 0 ? "" :
             "; NOT EVERY BID FILLED: more was offered than the exchange took (BUSY answers)")));
+    }
+
+    private static final Pattern HICCUP_WAIT = Pattern.compile("thread (\\d+): an event arriving at a random moment waits");
+    private static final Pattern HICCUP_LOST = Pattern.compile("thread (\\d+): did not run for ([\\d.]+) ms of ([\\d.]+) s " +
+        "\\(([\\d.]+) %\\); gaps a second: ([\\d.]+) of 10 us or more, ([\\d.]+) of 100 us or more, ([\\d.]+) of 1 ms or more");
+
+    /**
+     * The machine's floor first, before anything else has run: two threads that only spin (every core busy, as
+     * with a spinning exchange and a spinning bot on two cores) and what an event arriving at a random moment
+     * waits for each (HiccupMeter).
+     */
+    private void platform()
+    {
+        final Child c = child("HiccupMeter", gpuxClasspath(), "io.gpux.bench.platform.HiccupMeter",
+            List.of("--threads", "2", "--seconds", Integer.toString(profile.hiccupSeconds())));
+        int found = 0;
+        for (final String line : c.lines())
+        {
+            final Matcher t = HICCUP_WAIT.matcher(line);
+            final Matcher m = LATENCY.matcher(line);
+            if (!t.find() || !m.find())
+            {
+                continue;
+            }
+            final Matcher lost = c.find(Pattern.compile("thread " + t.group(1) + ": did not run.*"));
+            final Matcher l = lost == null ? null : HICCUP_LOST.matcher(lost.group());
+            final Map<String, Double> p = percentiles(m);
+            final Matcher n = LATENCY_COUNT.matcher(line);
+            p.put("count", n.find() ? number(n.group(1)) : Double.NaN);
+            report.figures.add(Report.Figure.latency("platform", "random arrival's wait, spinning thread " +
+                (Integer.parseInt(t.group(1)) + 1) + " of 2", p, (l != null && l.find() ? String.format(
+                "the thread did not run %s %% of the time; gaps a second: %s of 10 us or more, %s of 100 us or more, " +
+                "%s of 1 ms or more. ", l.group(4), l.group(5), l.group(6), l.group(7)) : "") +
+                "What any spinning loop on this machine waits before it runs again, whatever its code; a round trip " +
+                "crosses two such threads (the bot's and the exchange's)"));
+            found++;
+        }
+        if (found != 2)
+        {
+            report.failures.add("HiccupMeter: exit " + c.exit() + ", " + found + " of 2 threads reported");
+        }
     }
 
     // ---- helpers ---------------------------------------------------------------------------------------------------

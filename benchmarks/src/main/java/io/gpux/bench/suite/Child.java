@@ -129,6 +129,12 @@ final class Child
         return null;
     }
 
+    /** Everything it printed, a line each. */
+    List<String> lines()
+    {
+        return lines;
+    }
+
     /** The first line matching a pattern, matched, or null. */
     Matcher find(final Pattern pattern)
     {

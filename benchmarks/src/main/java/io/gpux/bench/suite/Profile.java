@@ -14,6 +14,7 @@ import java.util.List;
  * @param compareRates      offered rates of the latency runs, flow commands per second
  * @param latencySeconds    measured seconds of a latency run (after {@code latencyWarmupSeconds})
  * @param latencyConfigs    which of the {@link #PIPELINES} the latency runs cover (throughput covers all of them)
+ * @param hiccupSeconds     measured seconds of the machine's floor (HiccupMeter, two spinning threads)
  */
 record Profile(
     String name,
@@ -24,7 +25,8 @@ record Profile(
     List<String> latencyConfigs,
     int pipelineWarmup, int pipelineCommands, int pipelineRuns, List<String> pipelineDurabilities, List<Long> pipelineRates,
     int recoveryCommands, int recoverySnapshotEvery,
-    long roundTripRate, int roundTripSeconds, int roundTripWarmup)
+    long roundTripRate, int roundTripSeconds, int roundTripWarmup,
+    int hiccupSeconds)
 {
     /** The pipelines compared: gpux ASYNC and SYNC, exchange-core with its journal on and off. */
     static final List<String> PIPELINES = List.of("gpux-ASYNC", "gpux-SYNC", "xc-on", "xc-off");
@@ -38,7 +40,8 @@ record Profile(
         300_000, 1_000_000, 2, List.of("ASYNC"), List.of(100_000L),
         2_000_000, 500_000,
         // the round trip needs about 15 s before the JIT has settled (C2 still busy at 10 s)
-        20_000, 5, 15);
+        20_000, 5, 15,
+        10);
 
     static final Profile FULL = new Profile("full",
         2, 3, "2s", 5, "2s",
@@ -48,7 +51,8 @@ record Profile(
         PIPELINES,
         1_000_000, 3_000_000, 3, List.of("ASYNC", "SYNC"), List.of(10_000L, 50_000L, 100_000L),
         10_000_000, 1_500_000,
-        50_000, 10, 20);
+        50_000, 10, 20,
+        30);
 
     static final Profile SMOKE = new Profile("smoke",
         0, 0, "100ms", 1, "100ms",
@@ -58,7 +62,8 @@ record Profile(
         List.of("gpux-ASYNC", "xc-on"),
         10_000, 30_000, 1, List.of("ASYNC"), List.of(20_000L),
         60_000, 20_000,
-        2_000, 1, 1);
+        2_000, 1, 1,
+        1);
 
     /** Measured flow commands of a latency run at a rate. */
     int latencyMessages(final long rate)
@@ -76,10 +81,10 @@ record Profile(
         return String.format("JMH: %d fork(s), %d x %s warm-up, %d x %s measurement, -prof gc; pipeline comparison: flows %s, " +
             "throughput %,d warm-up + %,d measured flow commands x %d runs, latency at %s flow commands/s (%.1f s warm-up + " +
             "%.1f s measured) for %s; PipelineBenchmark: %,d + %,d commands x %d runs %s, latency at %s/s; recovery after " +
-            "%,d commands (snapshot every %,d); round trip %,d bids/s, %d s + %d s warm-up",
+            "%,d commands (snapshot every %,d); round trip %,d bids/s, %d s + %d s warm-up; machine's floor %d s",
             jmhForks, jmhWarmups, jmhWarmupTime, jmhIterations, jmhIterationTime, compareFlows, compareWarmup, compareMessages,
             compareRuns, compareRates, latencyWarmupSeconds, latencySeconds, latencyConfigs, pipelineWarmup, pipelineCommands,
             pipelineRuns, pipelineDurabilities, pipelineRates, recoveryCommands, recoverySnapshotEvery, roundTripRate,
-            roundTripSeconds, roundTripWarmup);
+            roundTripSeconds, roundTripWarmup, hiccupSeconds);
     }
 }
