@@ -226,6 +226,8 @@ public final class RoundTripBenchmark implements Callable<Integer>
         final long[] due;
         /** Each fill's latency by order id (0: none yet), for the timeline. */
         final long[] latency;
+        /** When each bid was handed to the client's channel, by order id (its lateness: sent - due). */
+        final long[] sent;
         final Histogram histogram = new Histogram(120_000_000_000L, 3);
         final long measureFromOrderId;
         final AtomicLong fills = new AtomicLong();
@@ -240,6 +242,7 @@ public final class RoundTripBenchmark implements Callable<Integer>
         {
             due = new long[orders + 1];
             latency = new long[orders + 1];
+            sent = new long[orders + 1];
             this.measureFromOrderId = measureFromOrderId;
         }
 
@@ -391,9 +394,11 @@ public final class RoundTripBenchmark implements Callable<Integer>
     private void printTimeline(final List<Renter> renters, final long start)
     {
         final Histogram[] perSecond = new Histogram[seconds];
+        final Histogram[] late = new Histogram[seconds];
         for (int s = 0; s < seconds; s++)
         {
             perSecond[s] = new Histogram(120_000_000_000L, 3);
+            late[s] = new Histogram(120_000_000_000L, 3);
         }
         for (final Renter r : renters)
         {
@@ -403,15 +408,18 @@ public final class RoundTripBenchmark implements Callable<Integer>
                 if (r.latency[orderId] > 0 && second >= 0 && second < seconds)
                 {
                     perSecond[second].recordValue(r.latency[orderId]);
+                    late[second].recordValue(Math.max(0, Math.min(r.sent[orderId] - r.due[orderId], r.latency[orderId])));
                 }
             }
         }
-        System.out.println("timeline, us: second  fills  p50  p99  max");
+        System.out.println("timeline, us: second  fills  p50  p99  max   |  of which sent late (sent - due): p50  p99  max");
         for (int s = 0; s < seconds; s++)
         {
             final Histogram h = perSecond[s];
-            System.out.printf("  %2d  %,9d  %9.1f  %9.1f  %9.1f%n", warmup + s, h.getTotalCount(),
-                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
+            final Histogram l = late[s];
+            System.out.printf("  %2d  %,9d  %9.1f  %9.1f  %9.1f   |  %9.1f  %9.1f  %9.1f%n", warmup + s, h.getTotalCount(),
+                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3,
+                l.getValueAtPercentile(50) / 1e3, l.getValueAtPercentile(99) / 1e3, l.getMaxValue() / 1e3);
         }
     }
 
@@ -423,6 +431,7 @@ public final class RoundTripBenchmark implements Callable<Integer>
         renter.due[(int)orderId] = dueAt;
         final long requestId = renter.client.placeBid(PlaceBid.newBuilder().setOrderId(orderId).setMarket(MARKET).setGpus(1)
             .setPrice(PRICE).setTif(TimeInForce.IOC).setMaxDurationMs(500).build());
+        renter.sent[(int)orderId] = System.nanoTime();
         if (orderId == renter.measureFromOrderId)
         {
             renter.firstMeasuredRequestId = requestId;
