@@ -244,6 +244,16 @@ class AuthorizationProperties
         return h.bidId() != 0 ? h.bidId() : h.askId();
     }
 
+    /**
+     * The price a REPLACE of {@link #anOrder} moves it to: a step away on its own side of the book. An ask
+     * moved down to a bid's price would stay in the book after its try and trade with a later try's bids
+     * (one run did: a later target's resting bid took it, and that target had two leases instead of one).
+     */
+    private static long replacedPrice(final Holdings h)
+    {
+        return h.bidId() != 0 ? RESTING_BID_PRICE - 1 : ASK_PRICE - 1;
+    }
+
     /** The actor's attempt; asserts the refusal. */
     private static void attempt(final RawConnection actor, final Case c, final Holdings h, final int n) throws IOException
     {
@@ -254,7 +264,7 @@ class AuthorizationProperties
             case CANCEL_RECLAIM -> refused(actor, Reason.UNKNOWN_ORDER, Envelope.newBuilder().setCancel(
                 Cancel.newBuilder().setOrderId(h.askId()).setReclaim(true)));
             case REPLACE -> refused(actor, Reason.UNKNOWN_ORDER, Envelope.newBuilder().setReplace(
-                Replace.newBuilder().setOrderId(anOrder(h)).setPrice(RESTING_BID_PRICE - 1).setGpus(1)));
+                Replace.newBuilder().setOrderId(anOrder(h)).setPrice(replacedPrice(h)).setGpus(1)));
             case MASS_CANCEL ->
             {
                 r = TestExchange.response(actor, Envelope.newBuilder().setMassCancel(MassCancel.getDefaultInstance()));
@@ -333,9 +343,9 @@ class AuthorizationProperties
             case REPLACE ->
             {
                 TestExchange.ok(target, Envelope.newBuilder().setReplace(
-                    Replace.newBuilder().setOrderId(anOrder(h)).setPrice(RESTING_BID_PRICE - 1).setGpus(1)));
+                    Replace.newBuilder().setOrderId(anOrder(h)).setPrice(replacedPrice(h)).setGpus(1)));
                 assertTrue(portfolio(target).getOrdersList().stream()
-                    .anyMatch(o -> o.getOrderId() == anOrder(h) && o.getPrice() == RESTING_BID_PRICE - 1));
+                    .anyMatch(o -> o.getOrderId() == anOrder(h) && o.getPrice() == replacedPrice(h)));
             }
             case MASS_CANCEL ->
             {
