@@ -81,7 +81,8 @@ class BenchSuiteSmokeTest
             "gpux ASYNC, synthetic, 20,000/s offered", "exchange-core journal on, synthetic, 20,000/s offered",
             "throughput ASYNC", "ASYNC, 20,000 commands/s offered",
             "restart after 60,000 journaled commands", "bid -> fill at the client",
-            "random arrival's wait, spinning thread 1 of 2", "random arrival's wait, spinning thread 2 of 2"})
+            "random arrival's wait, spinning thread 1 of 2", "random arrival's wait, spinning thread 2 of 2",
+            "loopback echo round trip, 2,000 messages/s offered"})
         {
             assertTrue(report.contains("\"name\": \"" + figure), "no figure '" + figure + "' in\n" + report);
         }

@@ -49,11 +49,25 @@ public final class PipelineBenchmark implements Callable<Integer>
     /** How the load generator waits for a command's due time. */
     enum Pacer
     {
-        PARK, YIELD
+        /** Parks until the next command is due. */
+        PARK,
+        /** Yields until the next command is due: a thread that never sleeps. */
+        YIELD,
+        /**
+         * As the gateway's shared loop waits ({@code ./gpux server --spin-us}): yields for {@code --spin-us} after
+         * its last work (a publish, or a poll that applied something), then parks until the next command is due.
+         */
+        LOOP
     }
 
-    @Option(names = "--pacer", description = "the load generator waits by parking (PARK, the default) or yielding (YIELD)")
-    Pacer pacer = Pacer.PARK;
+    @Option(names = "--pacer", description = "the load generator waits by parking (PARK), yielding (YIELD), or as the " +
+        "gateway's shared loop does (LOOP: yields for --spin-us after its last work, then parks). Default: LOOP with " +
+        "--polled (the load thread is then the exchange's loop), else PARK")
+    Pacer pacer;
+
+    @Option(names = "--spin-us", description = "LOOP: how long the loop spins after its last work before it parks " +
+        "(default ${DEFAULT-VALUE}, as ./gpux server)")
+    long spinUs = 50;
 
     @Option(names = "--no-pretouch", description = "the core thread takes the journals' page faults itself (no pretoucher)")
     boolean noPretouch;
@@ -138,7 +152,10 @@ public final class PipelineBenchmark implements Callable<Integer>
                 {
                     setTimerSlack(timerSlackNs);
                 }
+                final Pacer waits = pacer != null ? pacer : polled ? Pacer.LOOP : Pacer.PARK;
+                final long spinNs = spinUs * 1_000;
                 long next = System.nanoTime();
+                long lastWork = next;
                 for (int i = 0; i < flow.length; i++)
                 {
                     long wait;
@@ -147,9 +164,10 @@ public final class PipelineBenchmark implements Callable<Integer>
                         if (polled && drain(pipeline) > 0)
                         {
                             // applied what was published; the next command may be due by now
+                            lastWork = System.nanoTime();
                             continue;
                         }
-                        if (pacer == Pacer.PARK)
+                        if (waits == Pacer.PARK || waits == Pacer.LOOP && System.nanoTime() - lastWork >= spinNs)
                         {
                             // sleeps (a timer wake-up is ~50-60 us late here, so commands go out in small
                             // bursts, each stamped with its own due time): the load generator leaves the
@@ -169,12 +187,14 @@ public final class PipelineBenchmark implements Callable<Integer>
                         sent[base + i + 1] = System.nanoTime();
                     }
                     while (!tryPublish(pipeline, flow[i]) && drain(pipeline) >= 0);
+                    lastWork = sent[base + i + 1];
                     next += interval;
                 }
                 awaitApplied(pipeline, base + flow.length);
-                System.out.printf("latency %s%s at %,d commands/s offered, %,d measured after %,d warm-up (us): " +
-                    "p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n",
-                    durability, polled ? " polled" : "", rate, histogram.getTotalCount(), warmup,
+                System.out.printf("latency %s%s at %,d commands/s offered, pacer %s, %,d measured after %,d warm-up " +
+                    "(us): p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n",
+                    durability, polled ? " polled" : "", rate, waits == Pacer.LOOP ? "LOOP (spins " + spinUs + " us)" : waits,
+                    histogram.getTotalCount(), warmup,
                     histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
                     histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
                     histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3);

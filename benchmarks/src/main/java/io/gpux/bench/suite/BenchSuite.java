@@ -469,6 +469,7 @@ public final class BenchSuite
     private static final Pattern LATENCY = Pattern.compile("p50 ([\\d.,]+)\\s+p90 ([\\d.,]+)\\s+p99 ([\\d.,]+)\\s+" +
         "p99\\.9 ([\\d.,]+)\\s+p99\\.99 ([\\d.,]+)\\s+max ([\\d.,]+)");
     private static final Pattern LATENCY_COUNT = Pattern.compile("([\\d,]+) measured");
+    private static final Pattern FROM_PUBLISH = Pattern.compile("from the publish .*");
 
     private void pipeline()
     {
@@ -503,7 +504,19 @@ public final class BenchSuite
                 p.put("count", n == null ? Double.NaN : number(n.group(1)));
                 report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC%s, %,d commands/s offered",
                     polled ? " polled" : "", rate), p, String.format("PlainFlow, from the scheduled time to the first " +
-                    "event, %,d warm-up commands excluded%s", warmup, polled ? "; no core thread (the shared layout)" : "")));
+                    "event, %,d warm-up commands excluded%s", warmup, polled ? "; no core thread (the shared layout: the " +
+                    "load thread applies what it published, and waits as the gateway's loop does, spinning 50 us after its " +
+                    "last work, then parking)" : "; the load thread parks between commands")));
+                final Matcher fromPublish = c.find(FROM_PUBLISH);
+                final Matcher q = fromPublish == null ? null : LATENCY.matcher(fromPublish.group());
+                if (q != null && q.find())
+                {
+                    final Map<String, Double> pp = percentiles(q);
+                    pp.put("count", p.get("count"));
+                    report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC%s, %,d commands/s offered, " +
+                        "from the publish", polled ? " polled" : "", rate), pp, "the same run, from the moment the command " +
+                        "was published to its first event: the load thread's own lateness excluded (issue 3's measure)"));
+                }
             }
         }
     }
@@ -635,6 +648,44 @@ public final class BenchSuite
         {
             report.failures.add("HiccupMeter: exit " + c.exit() + ", " + found + " of 2 threads reported");
         }
+        loopback();
+    }
+
+    private static final Pattern LOOPBACK_CALLS = Pattern.compile("(load|echo) thread: ([\\d,]+) writes \\(([\\d.]+) us " +
+        "each\\), ([\\d,]+) reads with data \\(([\\d.]+) us each\\)");
+
+    /**
+     * The round trip's floor: the round trip benchmark's open-loop load at its rate, answered by a bare echo over
+     * loopback TCP between two spinning threads instead of by the exchange (LoopbackFloor).
+     */
+    private void loopback()
+    {
+        final Child c = child("LoopbackFloor", gpuxClasspath(), "io.gpux.bench.platform.LoopbackFloor",
+            List.of("--rate", Long.toString(profile.roundTripRate()), "--seconds", Integer.toString(profile.hiccupSeconds()),
+                "--warmup", Integer.toString(profile.hiccupSeconds() / 5)));
+        final Matcher m = c.find(Pattern.compile("due -> echo back.*"));
+        final Matcher p = m == null ? null : LATENCY.matcher(m.group());
+        if (c.exit() != 0 || p == null || !p.find())
+        {
+            report.failures.add("LoopbackFloor: exit " + c.exit() + (m == null ? ", no latency line" : ""));
+            return;
+        }
+        final Map<String, Double> percentiles = percentiles(p);
+        final Matcher n = LATENCY_COUNT.matcher(m.group());
+        percentiles.put("count", n.find() ? number(n.group(1)) : Double.NaN);
+        final List<String> calls = new ArrayList<>();
+        for (final String line : c.lines())
+        {
+            final Matcher k = LOOPBACK_CALLS.matcher(line);
+            if (k.find())
+            {
+                calls.add(String.format("%s thread: a write %s us, a read %s us", k.group(1), k.group(3), k.group(5)));
+            }
+        }
+        report.figures.add(Report.Figure.latency("platform", String.format("loopback echo round trip, %,d messages/s " +
+            "offered", profile.roundTripRate()), percentiles, "1 connection, 64 bytes each way, from when each message " +
+            "was due; no exchange, no framework: two spinning threads, one write and one read a message each side (" + String.join("; ", calls) +
+            "). The gateway's round trip, measured the same way, cannot be faster"));
     }
 
     // ---- helpers ---------------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ import java.util.List;
  * @param compareRates      offered rates of the latency runs, flow commands per second
  * @param latencySeconds    measured seconds of a latency run (after {@code latencyWarmupSeconds})
  * @param latencyConfigs    which of the {@link #PIPELINES} the latency runs cover (throughput covers all of them)
- * @param hiccupSeconds     measured seconds of the machine's floor (HiccupMeter, two spinning threads)
+ * @param hiccupSeconds     measured seconds of the machine's floor: HiccupMeter (two spinning threads), then
+ *                          LoopbackFloor at the round trip's rate (after a fifth of that as warm-up)
  */
 record Profile(
     String name,

@@ -19,7 +19,7 @@ final class Report
 
     static
     {
-        SECTIONS.put("platform", "The machine's floor: gaps in threads that only spin (HiccupMeter)");
+        SECTIONS.put("platform", "The machine's floor: gaps in threads that only spin (HiccupMeter), and a bare echo over loopback (LoopbackFloor)");
         SECTIONS.put("book", "Order book alone: gpux vs exchange-core, same flow file");
         SECTIONS.put("compare", "Whole pipeline: gpux vs exchange-core, same flow file");
         SECTIONS.put("engine", "Engine alone (EngineBenchmark)");
