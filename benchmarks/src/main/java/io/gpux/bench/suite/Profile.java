@@ -36,7 +36,7 @@ record Profile(
         1, 2, "1s", 4, "1s",
         "direct",
         List.of("synthetic"), 200_000, 600_000, 2,
-        List.of(100_000L), 4, 1, 0,
+        List.of(100_000L), 4, 3, 0,
         List.of("gpux-ASYNC", "gpux-SYNC", "xc-on"),
         300_000, 1_000_000, 2, List.of("ASYNC"), List.of(100_000L),
         2_000_000, 500_000,
