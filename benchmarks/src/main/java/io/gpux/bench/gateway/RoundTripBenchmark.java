@@ -1,5 +1,6 @@
 package io.gpux.bench.gateway;
 
+import io.gpux.bench.LatencyLine;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.SpinningLoop;
@@ -369,11 +370,8 @@ public final class RoundTripBenchmark implements Callable<Integer>
             System.out.printf("sent %,d bids in %.2f s (%,.0f/s achieved), fills %,d, errors %,d (%,d in the measured part)%s%n",
                 total, offeredSeconds, total / offeredSeconds, fills, errors, measuredErrors,
                 firstError == null ? "" : " (first: " + firstError + ")");
-            System.out.printf("bid -> fill back at the client, us (%,d measured): p50 %.1f  p90 %.1f  p99 %.1f  " +
-                "p99.9 %.1f  p99.99 %.1f  max %.1f%n", all.getTotalCount(),
-                all.getValueAtPercentile(50) / 1e3, all.getValueAtPercentile(90) / 1e3,
-                all.getValueAtPercentile(99) / 1e3, all.getValueAtPercentile(99.9) / 1e3,
-                all.getValueAtPercentile(99.99) / 1e3, all.getMaxValue() / 1e3);
+            System.out.printf("bid -> fill back at the client, us (%,d measured): %s%n", all.getTotalCount(),
+                LatencyLine.of(all));
             if (timeline)
             {
                 printTimeline(renters, start);

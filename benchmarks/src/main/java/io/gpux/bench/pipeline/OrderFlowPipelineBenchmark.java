@@ -1,5 +1,6 @@
 package io.gpux.bench.pipeline;
 
+import io.gpux.bench.LatencyLine;
 import io.gpux.bench.OrderFlowFeed;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
@@ -132,12 +133,8 @@ public final class OrderFlowPipelineBenchmark implements Callable<Integer>
                     sequence++;
                 }
                 awaitApplied(pipeline, sequence);
-                System.out.printf("latency %s at %,d flow commands/s offered, %,d measured after %,d warm-up (us): " +
-                    "p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n",
-                    durability, rate, histogram.getTotalCount(), warmup,
-                    histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
-                    histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
-                    histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3);
+                System.out.printf("latency %s at %,d flow commands/s offered, %,d measured after %,d warm-up (us): %s%n",
+                    durability, rate, histogram.getTotalCount(), warmup, LatencyLine.of(histogram));
                 System.out.printf("RESULT side=gpux mode=latency flow=%s durability=%s rate=%d count=%d p50=%.1f p90=%.1f " +
                     "p99=%.1f p99.9=%.1f p99.99=%.1f max=%.1f%n", flow, durability, rate, histogram.getTotalCount(),
                     histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,

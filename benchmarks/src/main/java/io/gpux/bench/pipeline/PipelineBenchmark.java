@@ -1,5 +1,6 @@
 package io.gpux.bench.pipeline;
 
+import io.gpux.bench.LatencyLine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.pipeline.Durability;
@@ -192,17 +193,11 @@ public final class PipelineBenchmark implements Callable<Integer>
                 }
                 awaitApplied(pipeline, base + flow.length);
                 System.out.printf("latency %s%s at %,d commands/s offered, pacer %s, %,d measured after %,d warm-up " +
-                    "(us): p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n",
-                    durability, polled ? " polled" : "", rate, waits == Pacer.LOOP ? "LOOP (spins " + spinUs + " us)" : waits,
-                    histogram.getTotalCount(), warmup,
-                    histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
-                    histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
-                    histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3);
-                System.out.printf("  from the publish (the load generator's own lateness excluded) (us): " +
-                    "p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n",
-                    fromSent.getValueAtPercentile(50) / 1e3, fromSent.getValueAtPercentile(90) / 1e3,
-                    fromSent.getValueAtPercentile(99) / 1e3, fromSent.getValueAtPercentile(99.9) / 1e3,
-                    fromSent.getValueAtPercentile(99.99) / 1e3, fromSent.getMaxValue() / 1e3);
+                    "(us): %s%n", durability, polled ? " polled" : "", rate,
+                    waits == Pacer.LOOP ? "LOOP (spins " + spinUs + " us)" : waits, histogram.getTotalCount(), warmup,
+                    LatencyLine.of(histogram));
+                System.out.printf("  from the publish (the load generator's own lateness excluded) (us): %s%n",
+                    LatencyLine.of(fromSent));
             }
             else
             {

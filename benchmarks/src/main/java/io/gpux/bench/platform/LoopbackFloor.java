@@ -1,5 +1,6 @@
 package io.gpux.bench.platform;
 
+import io.gpux.bench.LatencyLine;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -102,10 +103,7 @@ public final class LoopbackFloor implements Callable<Integer>
 
     private static void print(final String what, final Histogram h)
     {
-        System.out.printf("%s (%,d measured): p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n", what,
-            h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
-            h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, h.getValueAtPercentile(99.99) / 1e3,
-            h.getMaxValue() / 1e3);
+        System.out.printf("%s (%,d measured): %s%n", what, h.getTotalCount(), LatencyLine.of(h));
     }
 
     /**

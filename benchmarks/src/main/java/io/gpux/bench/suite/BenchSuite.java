@@ -466,7 +466,8 @@ public final class BenchSuite
 
     private static final Pattern PIPELINE_TPUT =
         Pattern.compile("throughput (\\w+)(?: polled)?: ([\\d,]+) commands in ([\\d.]+) s = ([\\d,]+) commands/s");
-    private static final Pattern LATENCY = Pattern.compile("p50 ([\\d.,]+)\\s+p90 ([\\d.,]+)\\s+p99 ([\\d.,]+)\\s+" +
+    /** Reads back {@link io.gpux.bench.LatencyLine}. */
+    static final Pattern LATENCY = Pattern.compile("p50 ([\\d.,]+)\\s+p90 ([\\d.,]+)\\s+p99 ([\\d.,]+)\\s+" +
         "p99\\.9 ([\\d.,]+)\\s+p99\\.99 ([\\d.,]+)\\s+max ([\\d.,]+)");
     private static final Pattern LATENCY_COUNT = Pattern.compile("([\\d,]+) measured");
     private static final Pattern FROM_PUBLISH = Pattern.compile("from the publish .*");
