@@ -82,8 +82,14 @@ public class OrderBookBenchmark
 
         long run()
         {
-            final int commands = gpux.commandsFor(position, BATCH);
-            position = (position + BATCH) % gpux.messageEnd.length;
+            return run(BATCH);
+        }
+
+        /** Applies the gpux commands of the next {@code flowCommands} flow commands. */
+        long run(final int flowCommands)
+        {
+            final int commands = gpux.commandsFor(position, flowCommands);
+            position = (position + flowCommands) % gpux.messageEnd.length;
             return replayer.run(commands);
         }
     }

@@ -87,6 +87,8 @@ class BenchSuiteSmokeTest
             assertTrue(report.contains("\"name\": \"" + figure), "no figure '" + figure + "' in\n" + report);
         }
         assertTrue(report.contains("\"name\": \"gpux / exchange-core direct, lobster\""), "no book ratio in\n" + report);
+        assertTrue(report.contains("\"name\": \"gpux / exchange-core direct, synthetic, paired in one JVM\""),
+            "no paired book ratio in\n" + report);
         assertFalse(Files.readString(md).isBlank());
     }
 

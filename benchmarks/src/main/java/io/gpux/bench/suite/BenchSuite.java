@@ -341,6 +341,50 @@ public final class BenchSuite
         {
             report.failures.add("exchange-core JMH: exit " + c.exit() + ", " + xc.size() + " results (see the .txt)");
         }
+        for (final String flow : OrderFlows.NAMES)
+        {
+            pairedBooks(flow);
+        }
+    }
+
+    /**
+     * Both books in one JVM taking turns ({@code PairedBooks}): the per-round ratio does not move with whatever slows
+     * the machine for seconds at a time, as the ratio of two JMH runs one after the other does.
+     */
+    private void pairedBooks(final String flow)
+    {
+        final Child c = child("books paired in one JVM, " + flow, gpuxClasspath(), "io.gpux.bench.PairedBooks", List.of(
+            "--flow", flow, "--flow-dir", flowDir.toString(), "--xc-cp", xcClasspath, "--impl", "direct",
+            "--rounds", Integer.toString(profile.pairedRounds()), "--warmup-rounds",
+            Integer.toString(profile.pairedWarmupRounds()), "--slice-ms", Integer.toString(profile.pairedSliceMs())));
+        final Map<String, String> g = c.result("side", "gpux");
+        final Map<String, String> x = c.result("side", "xc");
+        final Map<String, String> r = c.results().stream().filter(m -> m.containsKey("ratio")).findFirst().orElse(null);
+        if (c.exit() != 0 || g == null || x == null || r == null)
+        {
+            report.failures.add("books paired in one JVM, " + flow + ": exit " + c.exit() + " (see the .txt)");
+            return;
+        }
+        final String kind = "half the interquartile range of " + profile.pairedRounds() + " rounds";
+        final String note = String.format("median of %d rounds of %d ms a side, turns alternating, in one JVM",
+            profile.pairedRounds(), profile.pairedSliceMs());
+        report.figures.add(pairedFigure("gpux engine, " + flow + ", paired in one JVM", g, kind, note));
+        report.figures.add(pairedFigure("exchange-core OrderBookDirectImpl, " + flow + ", paired in one JVM", x, kind, note));
+        report.ratios.add(new Report.Ratio("book", "gpux / exchange-core direct, " + flow + ", paired in one JVM",
+            dbl(r, "ratio"), (dbl(r, "q3") - dbl(r, "q1")) / 2, String.format("median of the %d rounds' ratios " +
+                "(quartiles %.3f-%.3f); > 1: gpux ahead", profile.pairedRounds(), dbl(r, "q1"), dbl(r, "q3"))));
+    }
+
+    private Report.Figure pairedFigure(final String name, final Map<String, String> r, final String kind, final String note)
+    {
+        final String[] parts = r.getOrDefault("runs", "").split(";");
+        final double[] runs = new double[parts.length];
+        for (int i = 0; i < parts.length; i++)
+        {
+            runs[i] = parts[i].isEmpty() ? Double.NaN : Double.parseDouble(parts[i]);
+        }
+        return new Report.Figure("book", name, "flow commands/s", dbl(r, "median"), (dbl(r, "q3") - dbl(r, "q1")) / 2, kind,
+            runs.length, runs, Double.NaN, Double.NaN, null, note + String.format(", %,.0f per CPU-second", dbl(r, "cpuMedian")));
     }
 
     private static String param(final String params, final String key)

@@ -9,6 +9,9 @@ import java.util.List;
  *
  * @param jmhForks          JMH forks per benchmark (0: in the suite's own JVM)
  * @param xcBooks           exchange-core order books to run: direct, or direct,naive
+ * @param pairedWarmupRounds {@code PairedBooks}: rounds not counted (each side one slice a round)
+ * @param pairedRounds      {@code PairedBooks}: rounds measured, a ratio each
+ * @param pairedSliceMs     {@code PairedBooks}: how long each side replays the flow in a round
  * @param compareFlows      order flows of the pipeline comparison
  * @param compareRuns       runs of each throughput measurement (mean and standard deviation over them)
  * @param compareRates      offered rates of the latency runs, flow commands per second
@@ -20,7 +23,7 @@ import java.util.List;
 record Profile(
     String name,
     int jmhForks, int jmhWarmups, String jmhWarmupTime, int jmhIterations, String jmhIterationTime,
-    String xcBooks,
+    String xcBooks, int pairedWarmupRounds, int pairedRounds, int pairedSliceMs,
     List<String> compareFlows, int compareWarmup, int compareMessages, int compareRuns,
     List<Long> compareRates, double latencySeconds, double latencyWarmupSeconds, int latencyMinMessages,
     List<String> latencyConfigs,
@@ -34,7 +37,7 @@ record Profile(
 
     static final Profile SHORT = new Profile("short",
         1, 2, "1s", 4, "1s",
-        "direct",
+        "direct", 10, 30, 100,
         List.of("synthetic"), 200_000, 600_000, 2,
         List.of(100_000L), 4, 3, 0,
         List.of("gpux-ASYNC", "gpux-SYNC", "xc-on"),
@@ -46,7 +49,7 @@ record Profile(
 
     static final Profile FULL = new Profile("full",
         2, 3, "2s", 5, "2s",
-        "direct,naive",
+        "direct,naive", 20, 100, 100,
         List.of("synthetic", "lobster"), 500_000, 3_000_000, 3,
         List.of(10_000L, 50_000L, 100_000L, 200_000L), 10, 3, 0,
         PIPELINES,
@@ -57,7 +60,7 @@ record Profile(
 
     static final Profile SMOKE = new Profile("smoke",
         0, 0, "100ms", 1, "100ms",
-        "direct",
+        "direct", 1, 3, 20,
         List.of("synthetic"), 10_000, 30_000, 1,
         List.of(20_000L), 0.5, 0.2, 5_000,
         List.of("gpux-ASYNC", "xc-on"),
@@ -79,12 +82,13 @@ record Profile(
 
     String describe()
     {
-        return String.format("JMH: %d fork(s), %d x %s warm-up, %d x %s measurement, -prof gc; pipeline comparison: flows %s, " +
+        return String.format("JMH: %d fork(s), %d x %s warm-up, %d x %s measurement, -prof gc; books paired in one JVM: %d " +
+            "rounds of %d ms a side after %d warm-up rounds; pipeline comparison: flows %s, " +
             "throughput %,d warm-up + %,d measured flow commands x %d runs, latency at %s flow commands/s (%.1f s warm-up + " +
             "%.1f s measured) for %s; PipelineBenchmark: %,d + %,d commands x %d runs %s, latency at %s/s; recovery after " +
             "%,d commands (snapshot every %,d); round trip %,d bids/s, %d s + %d s warm-up; machine's floor %d s",
-            jmhForks, jmhWarmups, jmhWarmupTime, jmhIterations, jmhIterationTime, compareFlows, compareWarmup, compareMessages,
-            compareRuns, compareRates, latencyWarmupSeconds, latencySeconds, latencyConfigs, pipelineWarmup, pipelineCommands,
+            jmhForks, jmhWarmups, jmhWarmupTime, jmhIterations, jmhIterationTime, pairedRounds, pairedSliceMs, pairedWarmupRounds,
+            compareFlows, compareWarmup, compareMessages, compareRuns, compareRates, latencyWarmupSeconds, latencySeconds, latencyConfigs, pipelineWarmup, pipelineCommands,
             pipelineRuns, pipelineDurabilities, pipelineRates, recoveryCommands, recoverySnapshotEvery, roundTripRate,
             roundTripSeconds, roundTripWarmup, hiccupSeconds);
     }
