@@ -111,6 +111,21 @@ public final class MatchingEngine
             case TICK ->
             {
             }
+            default -> applyAdmin(cmd);
+        }
+        fireTimers(time);
+        out.now = time;
+    }
+
+    /**
+     * The registration, configuration and control commands: apart from {@link #apply}'s switch, so that the compiler
+     * spends its inlining budget for {@code apply} on the trading commands, however often a run registered accounts
+     * and machines before it compiled {@code apply}.
+     */
+    private void applyAdmin(final Command cmd)
+    {
+        switch (cmd.type)
+        {
             case MARKET -> admin.market(cmd);
             case CONFIG -> admin.config(cmd);
             case ACCOUNT -> admin.account(cmd);
@@ -122,8 +137,6 @@ public final class MatchingEngine
             case KEY -> apiKeys.key(cmd);
             default -> throw new IllegalArgumentException("unknown command " + cmd.type);
         }
-        fireTimers(time);
-        out.now = time;
     }
 
     private void fireTimers(final long upTo)
