@@ -216,7 +216,7 @@ final class Admin
         e.ensureBookCapacity(Math.max(bidLevels, askLevels));
         e.bidLevels = copyLevels(market.bids, bidLevels, e.bidPrices, e.bidGpus);
         e.askLevels = copyLevels(market.asks, askLevels, e.askPrices, e.askGpus);
-        engine.out.emit();
+        engine.out.emit(e);
     }
 
     private static int copyLevels(final BookSide side, final int n, final long[] prices, final long[] gpus)

@@ -156,7 +156,7 @@ class EmitterTest
             e.askLevels = 1;
             e.askPrices[0] = 65;
             e.askGpus[0] = 3;
-            o.emit();
+            o.emit(e);
         });
         return m;
     }
