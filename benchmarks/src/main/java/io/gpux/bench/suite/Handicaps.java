@@ -39,5 +39,10 @@ final class Handicaps
             "was due to its results handler (after the matching engine and, if on, the journal; R2 runs alongside).");
         report.handicaps.add("Both: Java 17, the same JVM flags (the root pom's gpux.jvm.flags), G1 with the default heap, " +
             "one producer thread that backs off by yielding, the same open-loop pacing.");
+        report.handicaps.add("The books paired in one JVM: gpux's engine and exchange-core's book take turns on one thread, " +
+            "so whatever slows the host for seconds slows both. exchange-core's garbage brings young collections about " +
+            "once a second there, which move gpux's engine objects into old regions, as the gateway's garbage does in " +
+            "./gpux server; in gpux's own JMH run nothing is ever collected and its objects stay young, where G1's write " +
+            "barrier costs least. The paired figure is the one nearer the server.");
     }
 }
