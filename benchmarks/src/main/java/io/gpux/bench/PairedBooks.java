@@ -22,9 +22,9 @@ import java.util.function.IntToLongFunction;
  * run one after the other do not (their ratio moved between 0.83 and 1.31 over this project's runs on one build).
  *
  * <pre>
+ *   ./gpux bench-paired [--flow synthetic|lobster] [--rounds 40] [--warmup-rounds 15] [--slice-ms 100] [--impl naive]
  *   java FLAGS -cp benchmarks/target/benchmarks.jar io.gpux.bench.PairedBooks --flow synthetic \
- *       --xc-cp benchmarks-exchange-core/target/benchmarks-exchange-core.jar [--flow-dir DIR] [--impl direct|naive] \
- *       [--rounds 40] [--warmup-rounds 15] [--slice-ms 100]
+ *       [--xc-cp benchmarks-exchange-core/target/benchmarks-exchange-core.jar] [--flow-dir DIR]
  * </pre>
  *
  * <p>Prints each side's flow commands per second (median and quartiles over the rounds, wall clock and per
@@ -62,9 +62,13 @@ public final class PairedBooks
                     " (--flow, --flow-dir, --xc-cp, --impl, --rounds, --warmup-rounds, --slice-ms)");
             }
         }
-        if (p.xcClasspath == null || p.rounds < 1 || p.warmupRounds < 0 || p.sliceMs < 1)
+        if (p.xcClasspath == null)
         {
-            throw new IllegalArgumentException("--xc-cp is required; --rounds >= 1, --warmup-rounds >= 0, --slice-ms >= 1");
+            p.xcClasspath = io.gpux.bench.suite.BenchSuite.projectRoot().resolve(io.gpux.bench.suite.BenchSuite.XC_JAR).toString();
+        }
+        if (p.rounds < 1 || p.warmupRounds < 0 || p.sliceMs < 1)
+        {
+            throw new IllegalArgumentException("--rounds >= 1, --warmup-rounds >= 0, --slice-ms >= 1");
         }
         p.run();
     }

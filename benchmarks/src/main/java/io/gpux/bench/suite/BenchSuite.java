@@ -48,7 +48,7 @@ import java.util.regex.Pattern;
 public final class BenchSuite
 {
     static final String GPUX_JAR = "benchmarks/target/benchmarks.jar";
-    static final String XC_JAR = "benchmarks-exchange-core/target/benchmarks-exchange-core.jar";
+    public static final String XC_JAR = "benchmarks-exchange-core/target/benchmarks-exchange-core.jar";
 
     private Profile profile = Profile.SHORT;
     private Path root;
@@ -826,7 +826,7 @@ public final class BenchSuite
             "during the pipeline runs");
     }
 
-    static Path projectRoot()
+    public static Path projectRoot()
     {
         try
         {
