@@ -1,15 +1,21 @@
 package io.gpux.bench;
 
+import io.gpux.bench.suite.BenchSuite;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.function.IntToLongFunction;
 
 /**
@@ -32,45 +38,62 @@ import java.util.function.IntToLongFunction;
  * {@code RESULT} lines for {@code ./gpux bench}. Both sides check their work at the end (every command accepted or
  * succeeded, the flow's trades each pass).
  */
-public final class PairedBooks
+@CommandLine.Command(name = "bench-paired", mixinStandardHelpOptions = true,
+    description = "gpux's engine and exchange-core's order book in one JVM, taking turns on one order flow")
+public final class PairedBooks implements Callable<Integer>
 {
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
-    private String flow = "synthetic";
-    private String flowDir = "";
-    private String xcClasspath;
-    private String impl = "direct";
-    private int rounds = 40;
-    private int warmupRounds = 15;
-    private long sliceMs = 100;
+    @Option(names = "--flow", description = "order flow: synthetic or lobster (default ${DEFAULT-VALUE})")
+    String flow = "synthetic";
 
-    public static void main(final String[] args) throws Exception
+    @Option(names = "--flow-dir", description = "directory of the flow files (default: benchmarks/target/flows under " +
+        "the project root, generated if absent)")
+    String flowDir = "";
+
+    @Option(names = "--xc-cp", description = "exchange-core's side: its classpath (default: " + BenchSuite.XC_JAR +
+        " under the project root)")
+    String xcClasspath;
+
+    @Option(names = "--impl", description = "exchange-core's book: direct or naive (default ${DEFAULT-VALUE})")
+    String impl = "direct";
+
+    @Option(names = "--rounds", description = "measured rounds, a ratio each (default ${DEFAULT-VALUE})")
+    int rounds = 40;
+
+    @Option(names = "--warmup-rounds", description = "rounds not measured (default ${DEFAULT-VALUE})")
+    int warmupRounds = 15;
+
+    @Option(names = "--slice-ms", description = "how long each side replays the flow in a round (default ${DEFAULT-VALUE})")
+    long sliceMs = 100;
+
+    public static void main(final String[] args)
     {
-        final PairedBooks p = new PairedBooks();
-        for (int i = 0; i < args.length; i++)
+        System.exit(new CommandLine(new PairedBooks()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        if (rounds < 1 || warmupRounds < 0 || sliceMs < 1)
         {
-            switch (args[i])
-            {
-                case "--flow" -> p.flow = args[++i];
-                case "--flow-dir" -> p.flowDir = args[++i];
-                case "--xc-cp" -> p.xcClasspath = args[++i];
-                case "--impl" -> p.impl = args[++i];
-                case "--rounds" -> p.rounds = Integer.parseInt(args[++i]);
-                case "--warmup-rounds" -> p.warmupRounds = Integer.parseInt(args[++i]);
-                case "--slice-ms" -> p.sliceMs = Long.parseLong(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] +
-                    " (--flow, --flow-dir, --xc-cp, --impl, --rounds, --warmup-rounds, --slice-ms)");
-            }
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                "--rounds must be at least 1, --warmup-rounds at least 0, --slice-ms at least 1");
         }
-        if (p.xcClasspath == null)
+        if (xcClasspath == null)
         {
-            p.xcClasspath = io.gpux.bench.suite.BenchSuite.projectRoot().resolve(io.gpux.bench.suite.BenchSuite.XC_JAR).toString();
+            xcClasspath = BenchSuite.projectRoot().resolve(BenchSuite.XC_JAR).toString();
         }
-        if (p.rounds < 1 || p.warmupRounds < 0 || p.sliceMs < 1)
+        // both sides read one file: written first if absent, as ./gpux bench does
+        final Path file = OrderFlows.file(flow, flowDir);
+        if (!Files.isRegularFile(file))
         {
-            throw new IllegalArgumentException("--rounds >= 1, --warmup-rounds >= 0, --slice-ms >= 1");
+            Files.createDirectories(file.getParent());
+            OrderFlows.export(flow, file.getParent(), "");
         }
-        p.run();
+        flowDir = file.getParent().toString();
+        run();
+        return 0;
     }
 
     /** One side: replays n flow commands a call; a check of its work. */
