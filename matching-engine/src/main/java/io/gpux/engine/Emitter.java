@@ -20,7 +20,7 @@ import io.gpux.engine.lease.Lease;
  */
 final class Emitter
 {
-    /** One flyweight per event type, by ordinal; each cleared once, its type set for good. */
+    /** One flyweight per event type, by ordinal; each blank when made, its type set for good. */
     private final Event[] events;
     private EventSink sink;
     private long sequence;

@@ -2,7 +2,8 @@ package io.gpux.engine.event;
 
 /**
  * Receives the engine's events, one at a time, on the engine thread. The event is a flyweight reused
- * for the next event: copy what must outlive the call.
+ * for later events (one per event type): copy what must outlive the call, and do not modify it (the
+ * engine does not clear a flyweight between events, it sets every field of the type each time).
  */
 @FunctionalInterface
 public interface EventSink
