@@ -122,7 +122,7 @@ final class OrderEntry
         {
             return RejectReason.MARKET_HALTED;
         }
-        if (engine.openOrders.get(cmd.accountId, account, cmd.orderId) != null)
+        if (engine.openOrders.get(cmd.accountId, cmd.orderId) != null)
         {
             return RejectReason.DUPLICATE_ORDER_ID;
         }
@@ -300,7 +300,7 @@ final class OrderEntry
         {
             return RejectReason.MARKET_HALTED;
         }
-        if (engine.openOrders.get(cmd.accountId, account, cmd.orderId) != null)
+        if (engine.openOrders.get(cmd.accountId, cmd.orderId) != null)
         {
             return RejectReason.DUPLICATE_ORDER_ID;
         }
@@ -319,18 +319,18 @@ final class OrderEntry
         return null;
     }
 
+    /** A CANCEL or REPLACE that names no open order: its account is unknown, or the order (13.3's order of checks). */
+    private void rejectUnknownOrder(final Command cmd)
+    {
+        engine.out.rejected(cmd, engine.accounts.get(cmd.accountId) == null ? RejectReason.UNKNOWN_ACCOUNT : RejectReason.UNKNOWN_ORDER);
+    }
+
     void cancel(final Command cmd)
     {
-        final Account account = engine.accounts.get(cmd.accountId);
-        if (account == null)
-        {
-            engine.out.rejected(cmd, RejectReason.UNKNOWN_ACCOUNT);
-            return;
-        }
-        final Order order = engine.openOrders.get(cmd.accountId, account, cmd.orderId);
+        final Order order = engine.openOrders.get(cmd.accountId, cmd.orderId);
         if (order == null)
         {
-            engine.out.rejected(cmd, RejectReason.UNKNOWN_ORDER);
+            rejectUnknownOrder(cmd);
             return;
         }
         if (!order.bid && cmd.reclaim)
@@ -402,18 +402,13 @@ final class OrderEntry
 
     void replace(final Command cmd)
     {
-        final Account account = engine.accounts.get(cmd.accountId);
-        if (account == null)
-        {
-            engine.out.rejected(cmd, RejectReason.UNKNOWN_ACCOUNT);
-            return;
-        }
-        final Order order = engine.openOrders.get(cmd.accountId, account, cmd.orderId);
+        final Order order = engine.openOrders.get(cmd.accountId, cmd.orderId);
         if (order == null)
         {
-            engine.out.rejected(cmd, RejectReason.UNKNOWN_ORDER);
+            rejectUnknownOrder(cmd);
             return;
         }
+        final Account account = order.account;
         final Market market = order.market;
         if (market.halted)
         {
@@ -442,7 +437,7 @@ final class OrderEntry
                 return;
             }
         }
-        else if (gpus - order.openGpus > order.machine.spare())
+        else if (gpus > order.openGpus && gpus - order.openGpus > order.machine.spare())
         {
             engine.out.rejected(cmd, RejectReason.INSUFFICIENT_CAPACITY);
             return;
@@ -473,7 +468,8 @@ final class OrderEntry
             engine.out.accepted(order);
             return;
         }
-        if (order.inBook())
+        final boolean wasInBook = order.inBook();
+        if (wasInBook)
         {
             (order.bid ? market.bids : market.asks).remove(order);
         }
@@ -482,7 +478,7 @@ final class OrderEntry
             account.held += newHold - order.hold;
             order.hold = newHold;
         }
-        else
+        else if (gpus != order.openGpus)
         {
             order.machine.offered += gpus - order.openGpus;
         }
@@ -499,7 +495,8 @@ final class OrderEntry
         }
         else
         {
-            if (order.openGpus > 0 && order.machine.online)
+            // an ask is in the book only while its machine is online
+            if (order.openGpus > 0 && (wasInBook || order.machine.online))
             {
                 market.asks.insertByPriority(order);
             }

@@ -1,12 +1,10 @@
 package io.gpux.engine.book;
 
-import io.gpux.engine.funds.Account;
-
 /**
  * Every open order of the engine by (account, client order id): one open-addressing table with linear
  * probing, at most half full, holding the orders themselves (the key is read from the order). A lookup
- * from a command needs neither the account object nor a per-account table, only the account's id (to
- * hash) and reference (to compare): one probe into a table that stays in cache, then the order.
+ * from a command needs neither the account object nor a per-account table, only the account's id: one
+ * probe into a table that stays in cache, then the order (and its account, to compare the id).
  */
 public final class OrderIndex
 {
@@ -19,10 +17,10 @@ public final class OrderIndex
     private int size;
 
     /**
-     * @param accountId the id of {@code account}.
-     * @return the open order of the account with this client order id, or null.
+     * @return the open order of the account with this client order id, or null (also when there is no such
+     *     account: only accounts have orders).
      */
-    public Order get(final long accountId, final Account account, final long clientOrderId)
+    public Order get(final long accountId, final long clientOrderId)
     {
         final Order[] slots = this.slots;
         final int mask = slots.length - 1;
@@ -30,7 +28,7 @@ public final class OrderIndex
         Order o;
         while ((o = slots[i]) != null)
         {
-            if (o.clientOrderId == clientOrderId && o.account == account)
+            if (o.clientOrderId == clientOrderId && o.account.id == accountId)
             {
                 return o;
             }

@@ -44,7 +44,7 @@ public final class Account
     /** @return the open order with this client order id, or null. */
     public Order openOrder(final long clientOrderId)
     {
-        return orderIndex.get(id, this, clientOrderId);
+        return orderIndex.get(id, clientOrderId);
     }
 
     public int openOrderCount()

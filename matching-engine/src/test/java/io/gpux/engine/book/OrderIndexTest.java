@@ -52,14 +52,14 @@ class OrderIndexTest
                 o.account.removeOpen(o);
                 reference.remove(o.account.id + "/" + o.clientOrderId);
             }
-            assertSame(reference.get(key), index.get(account.id, account, clientOrderId));
+            assertSame(reference.get(key), index.get(account.id, clientOrderId));
             assertSame(reference.get(key), account.openOrders.get(clientOrderId));
             if (step % 1_000 == 0)
             {
                 assertEquals(reference.size(), index.size());
                 for (final Order o : open)
                 {
-                    assertSame(o, index.get(o.account.id, o.account, o.clientOrderId));
+                    assertSame(o, index.get(o.account.id, o.clientOrderId));
                 }
             }
         }
@@ -69,6 +69,7 @@ class OrderIndexTest
             total += a.openOrders.size();
         }
         assertEquals(reference.size(), total);
-        assertNull(index.get(accounts[0].id, accounts[0], -1));
+        assertNull(index.get(accounts[0].id, -1));
+        assertNull(index.get(-7, 1), "no account, no order");
     }
 }
