@@ -29,6 +29,7 @@ import java.util.function.IntToLongFunction;
  *
  * <pre>
  *   ./gpux bench-paired [--flow synthetic|lobster] [--rounds 40] [--warmup-rounds 15] [--slice-ms 100] [--impl naive]
+ *       [--against OTHER-BUILD/benchmarks/target/benchmarks.jar]
  *   java FLAGS -cp benchmarks/target/benchmarks.jar io.gpux.bench.PairedBooks --flow synthetic \
  *       [--xc-cp benchmarks-exchange-core/target/benchmarks-exchange-core.jar] [--flow-dir DIR]
  * </pre>
@@ -37,6 +38,12 @@ import java.util.function.IntToLongFunction;
  * CPU-second of the thread), the ratio gpux / exchange-core (median and quartiles of the rounds' ratios), and
  * {@code RESULT} lines for {@code ./gpux bench}. Both sides check their work at the end (every command accepted or
  * succeeded, the flow's trades each pass).
+ *
+ * <p>{@code --against OTHER/benchmarks/target/benchmarks.jar} adds a third side: another gpux build (its
+ * {@link GpuxSlices}), in a class loader of its own, and prints this build / that build as well. That is the A/B
+ * of two engine builds this project measures its changes with: exchange-core's garbage in the JVM brings young
+ * collections, as the gateway's does in the server, and a host slow phase slows all three sides of a round. The
+ * same jar against itself gives about 1.00, quartiles within 2-3 %.
  */
 @CommandLine.Command(name = "bench-paired", mixinStandardHelpOptions = true,
     description = "gpux's engine and exchange-core's order book in one JVM, taking turns on one order flow")
@@ -67,6 +74,14 @@ public final class PairedBooks implements Callable<Integer>
     @Option(names = "--slice-ms", description = "how long each side replays the flow in a round (default ${DEFAULT-VALUE})")
     long sliceMs = 100;
 
+    @Option(names = "--against", paramLabel = "JAR", description = "another gpux build's benchmarks jar " +
+        "(benchmarks/target/benchmarks.jar of a build from the commit that added this option on): a third side, in a " +
+        "class loader of its own; also prints this build / that build, an A/B of two engines with exchange-core's " +
+        "garbage in the JVM as in the two-sided run")
+    Path against;
+
+    private Class<?> otherSlices;
+
     public static void main(final String[] args)
     {
         System.exit(new CommandLine(new PairedBooks()).execute(args));
@@ -83,6 +98,10 @@ public final class PairedBooks implements Callable<Integer>
         if (xcClasspath == null)
         {
             xcClasspath = BenchSuite.projectRoot().resolve(BenchSuite.XC_JAR).toString();
+        }
+        if (against != null)
+        {
+            otherSlices = otherGpuxSlices();
         }
         // both sides read one file: written first if absent, as ./gpux bench does
         final Path file = OrderFlows.file(flow, flowDir);
@@ -103,24 +122,29 @@ public final class PairedBooks implements Callable<Integer>
 
     private void run() throws Exception
     {
-        final OrderBookBenchmark.Flow gpuxFlow = new OrderBookBenchmark.Flow();
-        gpuxFlow.flow = flow;
-        gpuxFlow.flowDir = flowDir;
-        gpuxFlow.setup();
-        final Side gpux = new Side("gpux engine", n -> gpuxFlow.run(n), () -> gpuxFlow.replayer.checkNoDrift());
-        final Side xc = exchangeCore();
-        final Side[] sides = {gpux, xc};
-        System.out.printf("paired: %s flow, gpux engine and exchange-core OrderBook%sImpl in one JVM, %d rounds of %d ms a " +
-            "side after %d warm-up rounds%n", flow, impl.equals("naive") ? "Naive" : "Direct", rounds, sliceMs, warmupRounds);
+        final GpuxSlices gpuxFlow = GpuxSlices.of(flow, flowDir);
+        final List<Side> list = new ArrayList<>();
+        list.add(new Side("gpux engine", gpuxFlow, gpuxFlow));
+        list.add(exchangeCore());
+        if (against != null)
+        {
+            list.add(otherGpux());
+        }
+        final Side[] sides = list.toArray(new Side[0]);
+        final int n = sides.length;
+        System.out.printf("paired: %s flow, gpux engine and exchange-core OrderBook%sImpl%s in one JVM, %d rounds of %d ms a " +
+            "side after %d warm-up rounds%n", flow, impl.equals("naive") ? "Naive" : "Direct",
+            against == null ? "" : " and the gpux build of " + against, rounds, sliceMs, warmupRounds);
 
-        final double[][] wall = new double[2][rounds];
-        final double[][] cpu = new double[2][rounds];
+        final double[][] wall = new double[n][rounds];
+        final double[][] cpu = new double[n][rounds];
         final long sliceNs = sliceMs * 1_000_000L;
         for (int r = -warmupRounds; r < rounds; r++)
         {
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < n; k++)
             {
-                final int s = (r & 1) == 0 ? k : 1 - k;
+                // who goes first alternates: forwards in even rounds, backwards in odd ones
+                final int s = (r & 1) == 0 ? k : n - 1 - k;
                 final IntToLongFunction book = sides[s].book();
                 long commands = 0;
                 final long cpu0 = CPU.getCurrentThreadCpuTime();
@@ -146,25 +170,66 @@ public final class PairedBooks implements Callable<Integer>
             s.check().run();
         }
 
-        final double[] ratios = new double[rounds];
-        for (int r = 0; r < rounds; r++)
-        {
-            ratios[r] = wall[0][r] / wall[1][r];
-        }
-        for (int s = 0; s < 2; s++)
+        final String[] keys = {"gpux", "xc", "against"};
+        for (int s = 0; s < n; s++)
         {
             final double[] q = quartiles(wall[s]);
             final double[] qc = quartiles(cpu[s]);
             System.out.printf(Locale.ROOT, "  %-40s median %,.0f flow commands/s (quartiles %,.0f-%,.0f), per CPU-second %,.0f%n",
                 sides[s].name() + (s == 1 ? " " + impl : ""), q[1], q[0], q[2], qc[1]);
             System.out.printf(Locale.ROOT, "RESULT side=%s flow=%s impl=%s median=%.1f q1=%.1f q3=%.1f cpuMedian=%.1f rounds=%d " +
-                "runs=%s%n", s == 0 ? "gpux" : "xc", flow, impl, q[1], q[0], q[2], qc[1], rounds, join(wall[s]));
+                "runs=%s%n", keys[s], flow, impl, q[1], q[0], q[2], qc[1], rounds, join(wall[s]));
         }
-        final double[] q = quartiles(ratios);
+        final double[] q = quartiles(ratios(wall[0], wall[1]));
         System.out.printf(Locale.ROOT, "  ratio gpux / exchange-core %s, %s: median of %d rounds %.3f (quartiles %.3f-%.3f)%n",
             impl, flow, rounds, q[1], q[0], q[2]);
         System.out.printf(Locale.ROOT, "RESULT ratio=%.4f flow=%s impl=%s q1=%.4f q3=%.4f rounds=%d%n", q[1], flow, impl, q[0],
             q[2], rounds);
+        if (against != null)
+        {
+            final double[] ab = quartiles(ratios(wall[0], wall[2]));
+            System.out.printf(Locale.ROOT, "  ratio this gpux build / the one of %s, %s: median of %d rounds %.3f (quartiles " +
+                "%.3f-%.3f); > 1: this build is faster%n", against, flow, rounds, ab[1], ab[0], ab[2]);
+            System.out.printf(Locale.ROOT, "RESULT abRatio=%.4f flow=%s q1=%.4f q3=%.4f rounds=%d%n", ab[1], flow, ab[0], ab[2],
+                rounds);
+        }
+    }
+
+    /** Per-round ratios a[r] / b[r]. */
+    static double[] ratios(final double[] a, final double[] b)
+    {
+        final double[] r = new double[a.length];
+        for (int i = 0; i < a.length; i++)
+        {
+            r[i] = a[i] / b[i];
+        }
+        return r;
+    }
+
+    /** The other gpux build's {@link GpuxSlices}: its benchmarks jar in a class loader whose parent is the platform loader. */
+    private Class<?> otherGpuxSlices() throws Exception
+    {
+        if (!Files.isRegularFile(against))
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--against " + against + ": no such file");
+        }
+        final URLClassLoader loader = new URLClassLoader(new URL[] {against.toUri().toURL()},
+            ClassLoader.getPlatformClassLoader());
+        try
+        {
+            return loader.loadClass(GpuxSlices.class.getName());
+        }
+        catch (final ClassNotFoundException e)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--against " + against + ": no " +
+                GpuxSlices.class.getName() + " in it (not a gpux benchmarks jar, or one built before --against)");
+        }
+    }
+
+    private Side otherGpux() throws Exception
+    {
+        final Object other = otherSlices.getMethod("of", String.class, String.class).invoke(null, flow, flowDir);
+        return new Side("gpux engine of " + against.getFileName(), (IntToLongFunction)other, (Runnable)other);
     }
 
     private Side exchangeCore() throws Exception

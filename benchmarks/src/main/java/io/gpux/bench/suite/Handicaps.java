@@ -41,8 +41,9 @@ final class Handicaps
             "one producer thread that backs off by yielding, the same open-loop pacing.");
         report.handicaps.add("The books paired in one JVM: gpux's engine and exchange-core's book take turns on one thread, " +
             "so whatever slows the host for seconds slows both. exchange-core's garbage brings young collections about " +
-            "once a second there, which move gpux's engine objects into old regions, as the gateway's garbage does in " +
-            "./gpux server; in gpux's own JMH run nothing is ever collected and its objects stay young, where G1's write " +
-            "barrier costs least. The paired figure is the one nearer the server.");
+            "once a second there (1-3 ms each), as the gateway's garbage does in ./gpux server; gpux's own JMH run has " +
+            "none after its setup's full collection. In both, gpux's engine objects are old, so a reference stored into " +
+            "one across G1 regions takes the write barrier's slow path (a fence). The paired figure is the one nearer " +
+            "the server.");
     }
 }

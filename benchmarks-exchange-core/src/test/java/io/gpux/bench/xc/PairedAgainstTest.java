@@ -1,0 +1,90 @@
+package io.gpux.bench.xc;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * {@code ./gpux bench-paired --against JAR}, the A/B of two gpux builds, end to end as the launcher runs it: gpux's
+ * benchmarks jar in a JVM of its own, this module's classpath as exchange-core's side, and the same benchmarks jar as
+ * the "other" build (loaded again, in a class loader of its own). All three sides must run and check their work, and
+ * the run must report this build / that build. No timing is asserted (a run this short says nothing about speed).
+ */
+class PairedAgainstTest
+{
+    private static final Pattern AB = Pattern.compile("RESULT abRatio=([0-9.]+) flow=synthetic q1=([0-9.]+) q3=([0-9.]+) rounds=3");
+
+    @TempDir
+    Path out;
+
+    @Test
+    void aBuildAgainstItselfRunsAllThreeSidesAndReportsTheirRatio() throws Exception
+    {
+        final Path gpuxJar = Path.of(System.getProperty("gpux.benchmarks.jar", "../benchmarks/target/benchmarks.jar"));
+        assertTrue(Files.isRegularFile(gpuxJar), gpuxJar + " missing: package the benchmarks module first");
+        final String xcClasspath = Path.of("target/classes").toAbsolutePath() + File.pathSeparator +
+            Files.readString(Path.of("target/classpath.txt")).trim();
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String flag : System.getProperty("gpux.jvm.flags", "").trim().split("\\s+"))
+        {
+            if (!flag.isEmpty())
+            {
+                command.add(flag);
+            }
+        }
+        command.addAll(List.of("-Xmx2g", "-cp", gpuxJar.toString(), "io.gpux.bench.PairedBooks", "--flow", "synthetic",
+            "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath, "--against", gpuxJar.toString(),
+            "--rounds", "3", "--warmup-rounds", "1", "--slice-ms", "20"));
+        final Path log = out.resolve("paired.log");
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(5, TimeUnit.MINUTES))
+        {
+            p.destroyForcibly();
+            fail("bench-paired --against did not finish in 5 minutes:\n" + Files.readString(log));
+        }
+        final String output = Files.readString(log);
+        assertEquals(0, p.exitValue(), "bench-paired --against failed:\n" + output);
+        for (final String side : new String[] {"gpux", "xc", "against"})
+        {
+            assertTrue(output.contains("RESULT side=" + side + " flow=synthetic"), "no result for side " + side + ":\n" + output);
+        }
+        assertTrue(output.contains("RESULT ratio="), "no gpux / exchange-core ratio:\n" + output);
+        final Matcher m = AB.matcher(output);
+        assertTrue(m.find(), "no this build / that build ratio:\n" + output);
+        final double q1 = Double.parseDouble(m.group(2));
+        final double median = Double.parseDouble(m.group(1));
+        final double q3 = Double.parseDouble(m.group(3));
+        assertTrue(q1 > 0 && q1 <= median && median <= q3, "quartiles out of order: " + m.group());
+    }
+
+    @Test
+    void aJarWithoutGpuxSlicesIsRefusedWithAReason() throws Exception
+    {
+        final Path gpuxJar = Path.of(System.getProperty("gpux.benchmarks.jar", "../benchmarks/target/benchmarks.jar"));
+        final Path notABuild = Files.writeString(out.resolve("empty.jar"), "");
+        final List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+            "-cp", gpuxJar.toString(), "io.gpux.bench.PairedBooks", "--flow-dir", out.resolve("flows").toString(),
+            "--xc-cp", "target/classes", "--against", notABuild.toString(), "--rounds", "1"));
+        final Path log = out.resolve("refused.log");
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        assertTrue(p.waitFor(5, TimeUnit.MINUTES));
+        final String output = Files.readString(log);
+        assertTrue(p.exitValue() != 0, "accepted a jar without GpuxSlices:\n" + output);
+        assertTrue(output.contains("no io.gpux.bench.GpuxSlices in it"), "no reason given:\n" + output);
+        assertFalse(Files.exists(out.resolve("flows")), "did work before refusing");
+    }
+}
