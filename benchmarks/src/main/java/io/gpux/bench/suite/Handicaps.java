@@ -42,8 +42,9 @@ final class Handicaps
         report.handicaps.add("The books paired in one JVM: gpux's engine and exchange-core's book take turns on one thread, " +
             "so whatever slows the host for seconds slows both. exchange-core's garbage brings young collections about " +
             "once a second there (1-3 ms each), as the gateway's garbage does in ./gpux server; gpux's own JMH run has " +
-            "none after its setup's full collection. In both, gpux's engine objects are old, so a reference stored into " +
-            "one across G1 regions takes the write barrier's slow path (a fence). The paired figure is the one nearer " +
-            "the server.");
+            "none after its setup's full collection, so there what the engine made before it (accounts, machines, the " +
+            "flyweights) is old and the orders, levels and leases it makes while measured stay young; paired, those are " +
+            "promoted too, and a reference stored into an old object across G1 regions takes the write barrier's slow " +
+            "path (a fence). The paired figure is the one nearer the server.");
     }
 }
