@@ -3,10 +3,8 @@ package io.gpux.bench.xc;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -32,23 +30,9 @@ class BenchSuiteSmokeTest
     @Test
     void everyBenchmarkRunsAndReports() throws Exception
     {
-        final Path gpuxJar = Path.of(System.getProperty("gpux.benchmarks.jar", "../benchmarks/target/benchmarks.jar"));
-        assertTrue(Files.isRegularFile(gpuxJar), gpuxJar + " missing: package the benchmarks module first " +
-            "(./mvnw -B verify builds it before this module)");
-        final Path classpathFile = Path.of("target/classpath.txt");
-        assertTrue(Files.isRegularFile(classpathFile), "target/classpath.txt missing (written at process-classes)");
-        final String xcClasspath = Path.of("target/classes").toAbsolutePath() + File.pathSeparator +
-            Files.readString(classpathFile).trim();
-
-        final List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        for (final String flag : System.getProperty("gpux.jvm.flags", "").trim().split("\\s+"))
-        {
-            if (!flag.isEmpty())
-            {
-                command.add(flag);
-            }
-        }
+        final Path gpuxJar = BenchJvm.gpuxJar();
+        final String xcClasspath = BenchJvm.xcClasspath();
+        final List<String> command = BenchJvm.javaWithFlags();
         command.addAll(List.of("-Xmx2g", "-cp", gpuxJar.toString(), "io.gpux.bench.suite.BenchSuite", "--smoke",
             "--out", out.toString(), "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath));
         final Path log = out.resolve("suite.log");

@@ -3,7 +3,6 @@ package io.gpux.bench.xc;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,19 +32,9 @@ class PairedAgainstTest
     @Test
     void aBuildAgainstItselfRunsAllThreeSidesAndReportsTheirRatio() throws Exception
     {
-        final Path gpuxJar = Path.of(System.getProperty("gpux.benchmarks.jar", "../benchmarks/target/benchmarks.jar"));
-        assertTrue(Files.isRegularFile(gpuxJar), gpuxJar + " missing: package the benchmarks module first");
-        final String xcClasspath = Path.of("target/classes").toAbsolutePath() + File.pathSeparator +
-            Files.readString(Path.of("target/classpath.txt")).trim();
-        final List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        for (final String flag : System.getProperty("gpux.jvm.flags", "").trim().split("\\s+"))
-        {
-            if (!flag.isEmpty())
-            {
-                command.add(flag);
-            }
-        }
+        final Path gpuxJar = BenchJvm.gpuxJar();
+        final String xcClasspath = BenchJvm.xcClasspath();
+        final List<String> command = BenchJvm.javaWithFlags();
         command.addAll(List.of("-Xmx2g", "-cp", gpuxJar.toString(), "io.gpux.bench.PairedBooks", "--flow", "synthetic",
             "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath, "--against", gpuxJar.toString(),
             "--rounds", "3", "--warmup-rounds", "1", "--slice-ms", "20"));
@@ -74,7 +63,7 @@ class PairedAgainstTest
     @Test
     void aJarWithoutGpuxSlicesIsRefusedWithAReason() throws Exception
     {
-        final Path gpuxJar = Path.of(System.getProperty("gpux.benchmarks.jar", "../benchmarks/target/benchmarks.jar"));
+        final Path gpuxJar = BenchJvm.gpuxJar();
         final Path notABuild = Files.writeString(out.resolve("empty.jar"), "");
         final List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
             "-cp", gpuxJar.toString(), "io.gpux.bench.PairedBooks", "--flow-dir", out.resolve("flows").toString(),
