@@ -28,6 +28,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -98,8 +99,8 @@ public final class BenchSuite
 
                         Runs every benchmark (short profile: under 5 minutes on 2 cores; --full: the long one; --smoke:
                         a second or two each, numbers meaningless) and writes DIR/DATE-HOST[-full|-smoke].{md,json,txt}
-                        (default DIR: benchmarks/results). SECTIONS: comma-separated of platform, book, compare, engine, hotpaths,
-                        pipeline, recovery, roundtrip. --xc-cp: exchange-core's side (default: the benchmarks-exchange-core jar).""");
+                        (default DIR: benchmarks/results). SECTIONS: comma-separated of platform, book, collectors, compare, engine,
+                        hotpaths, pipeline, recovery, roundtrip. --xc-cp: exchange-core's side (default: the benchmarks-exchange-core jar).""");
                     return false;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help)");
@@ -166,7 +167,7 @@ public final class BenchSuite
         {
             platform();
         }
-        final boolean needFlows = wanted("book") || wanted("compare");
+        final boolean needFlows = wanted("book") || wanted("collectors") || wanted("compare");
         if (needFlows)
         {
             exportFlows();
@@ -189,6 +190,10 @@ public final class BenchSuite
         if (wanted("book"))
         {
             book();
+        }
+        if (wanted("collectors"))
+        {
+            collectors();
         }
         if (wanted("compare"))
         {
@@ -343,7 +348,27 @@ public final class BenchSuite
         }
         for (final String flow : OrderFlows.NAMES)
         {
-            pairedBooks(flow);
+            pairedBooks(flow, null);
+        }
+    }
+
+    /**
+     * The paired books again under each other collector, same flags otherwise: what the ratio owes to the collector
+     * (gpux's engine stores references into old objects, which G1's write barrier makes cost more than Parallel's
+     * card mark; ZGC has no such barrier, and a load barrier instead).
+     */
+    private void collectors()
+    {
+        final String own = Machine.collector();
+        for (final String collector : new TreeSet<>(Machine.COLLECTORS.keySet()))
+        {
+            if (!collector.equals(own))
+            {
+                for (final String flow : profile.collectorFlows())
+                {
+                    pairedBooks(flow, collector);
+                }
+            }
         }
     }
 
@@ -351,31 +376,40 @@ public final class BenchSuite
      * Both books in one JVM taking turns ({@code PairedBooks}): the per-round ratio does not move with whatever slows
      * the machine for seconds at a time, as the ratio of two JMH runs one after the other does.
      */
-    private void pairedBooks(final String flow)
+    /** @param collector one of {@link Machine#COLLECTORS} instead of this JVM's, or null for this JVM's */
+    private void pairedBooks(final String flow, final String collector)
     {
-        final Child c = child("books paired in one JVM, " + flow, gpuxClasspath(), "io.gpux.bench.PairedBooks", List.of(
+        final String what = "books paired in one JVM, " + flow + (collector == null ? "" : ", " + collector);
+        final List<String> args = List.of(
             "--flow", flow, "--flow-dir", flowDir.toString(), "--xc-cp", xcClasspath, "--impl", "direct",
             "--rounds", Integer.toString(profile.pairedRounds()), "--warmup-rounds",
-            Integer.toString(profile.pairedWarmupRounds()), "--slice-ms", Integer.toString(profile.pairedSliceMs())));
+            Integer.toString(profile.pairedWarmupRounds()), "--slice-ms", Integer.toString(profile.pairedSliceMs()));
+        final Child c = collector == null ? child(what, gpuxClasspath(), "io.gpux.bench.PairedBooks", args) :
+            child(what, Machine.jvmFlagsWithCollector(collector), gpuxClasspath(), "io.gpux.bench.PairedBooks", args);
         final Map<String, String> g = c.result("side", "gpux");
         final Map<String, String> x = c.result("side", "xc");
         final Map<String, String> r = c.results().stream().filter(m -> m.containsKey("ratio")).findFirst().orElse(null);
         if (c.exit() != 0 || g == null || x == null || r == null)
         {
-            report.failures.add("books paired in one JVM, " + flow + ": exit " + c.exit() + " (see the .txt)");
+            report.failures.add(what + ": exit " + c.exit() + " (see the .txt)");
             return;
         }
+        final String section = collector == null ? "book" : "collectors";
+        final String suffix = collector == null ? "" : ", " + collector;
         final String kind = "half the interquartile range of " + profile.pairedRounds() + " rounds";
-        final String note = String.format("median of %d rounds of %d ms a side, turns alternating, in one JVM",
-            profile.pairedRounds(), profile.pairedSliceMs());
-        report.figures.add(pairedFigure("gpux engine, " + flow + ", paired in one JVM", g, kind, note));
-        report.figures.add(pairedFigure("exchange-core OrderBookDirectImpl, " + flow + ", paired in one JVM", x, kind, note));
-        report.ratios.add(new Report.Ratio("book", "gpux / exchange-core direct, " + flow + ", paired in one JVM",
+        final String note = String.format("median of %d rounds of %d ms a side, turns alternating, in one JVM (%s)",
+            profile.pairedRounds(), profile.pairedSliceMs(), collector == null ? Machine.collector() + ", this run's " +
+                "collector" : collector + " instead of this run's collector, the other flags the same");
+        report.figures.add(pairedFigure(section, "gpux engine, " + flow + ", paired in one JVM" + suffix, g, kind, note));
+        report.figures.add(pairedFigure(section, "exchange-core OrderBookDirectImpl, " + flow + ", paired in one JVM" +
+            suffix, x, kind, note));
+        report.ratios.add(new Report.Ratio(section, "gpux / exchange-core direct, " + flow + ", paired in one JVM" + suffix,
             dbl(r, "ratio"), (dbl(r, "q3") - dbl(r, "q1")) / 2, String.format("median of the %d rounds' ratios " +
                 "(quartiles %.3f-%.3f); > 1: gpux ahead", profile.pairedRounds(), dbl(r, "q1"), dbl(r, "q3"))));
     }
 
-    private Report.Figure pairedFigure(final String name, final Map<String, String> r, final String kind, final String note)
+    private Report.Figure pairedFigure(
+        final String section, final String name, final Map<String, String> r, final String kind, final String note)
     {
         final String[] parts = r.getOrDefault("runs", "").split(";");
         final double[] runs = new double[parts.length];
@@ -383,7 +417,7 @@ public final class BenchSuite
         {
             runs[i] = parts[i].isEmpty() ? Double.NaN : Double.parseDouble(parts[i]);
         }
-        return new Report.Figure("book", name, "flow commands/s", dbl(r, "median"), (dbl(r, "q3") - dbl(r, "q1")) / 2, kind,
+        return new Report.Figure(section, name, "flow commands/s", dbl(r, "median"), (dbl(r, "q3") - dbl(r, "q1")) / 2, kind,
             runs.length, runs, Double.NaN, Double.NaN, null, note + String.format(", %,.0f per CPU-second", dbl(r, "cpuMedian")));
     }
 
@@ -737,10 +771,16 @@ public final class BenchSuite
 
     private Child child(final String what, final String classpath, final String main, final List<String> args)
     {
+        return child(what, Machine.jvmFlags(), classpath, main, args);
+    }
+
+    private Child child(
+        final String what, final List<String> jvmFlags, final String classpath, final String main, final List<String> args)
+    {
         System.out.println();
         System.out.printf("=== %s (at %.0f s): %s %s%n", what, (System.nanoTime() - startNanos) / 1e9, main,
             String.join(" ", args));
-        return Child.run(classpath, main, args);
+        return Child.run(jvmFlags, classpath, main, args);
     }
 
     private static Map<String, Double> percentiles(final Map<String, String> r)

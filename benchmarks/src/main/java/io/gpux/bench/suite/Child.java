@@ -34,9 +34,15 @@ final class Child
 
     static Child run(final String classpath, final String main, final List<String> args)
     {
+        return run(Machine.jvmFlags(), classpath, main, args);
+    }
+
+    /** As {@link #run(String, String, List)}, with these JVM flags instead of this JVM's (e.g. another collector). */
+    static Child run(final List<String> jvmFlags, final String classpath, final String main, final List<String> args)
+    {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(Machine.jvmFlags());
+        command.addAll(jvmFlags);
         command.add("-Duser.language=en");
         command.add("-Duser.country=US");
         command.add("-cp");

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -88,6 +90,62 @@ final class Machine
                 flags.add(a);
             }
         }
+        return flags;
+    }
+
+    /** The collectors the book comparison is also run under, by the name the results give them, and their flag. */
+    static final Map<String, String> COLLECTORS = Map.of("G1", "-XX:+UseG1GC", "Parallel", "-XX:+UseParallelGC",
+        "ZGC", "-XX:+UseZGC");
+    /** A flag choosing a collector ({@code -XX:+UseG1GC}, {@code -XX:-UseZGC}, ...). */
+    private static final Pattern GC_SELECTION = Pattern.compile("-XX:[+-]Use[A-Za-z0-9]*GC");
+
+    /** This JVM's collector, by the names of {@link #COLLECTORS} (or its beans' names, for another collector). */
+    static String collector()
+    {
+        return collectorOf(garbageCollectors());
+    }
+
+    /** @param beans the collector beans' names, comma-separated, as {@link #garbageCollectors()} gives them */
+    static String collectorOf(final String beans)
+    {
+        if (beans.startsWith("G1 "))
+        {
+            return "G1";
+        }
+        if (beans.startsWith("PS "))
+        {
+            return "Parallel";
+        }
+        if (beans.startsWith("ZGC"))
+        {
+            return "ZGC";
+        }
+        return beans;
+    }
+
+    /** This JVM's flags with its collector replaced. */
+    static List<String> jvmFlagsWithCollector(final String collector)
+    {
+        return withCollector(jvmFlags(), collector);
+    }
+
+    /** The flags with any {@code -XX:+Use...GC} left out and the collector's flag added at the end. */
+    static List<String> withCollector(final List<String> jvmFlags, final String collector)
+    {
+        final String flag = COLLECTORS.get(collector);
+        if (flag == null)
+        {
+            throw new IllegalArgumentException("unknown collector " + collector + " (known: " + COLLECTORS.keySet() + ")");
+        }
+        final List<String> flags = new ArrayList<>();
+        for (final String a : jvmFlags)
+        {
+            if (!GC_SELECTION.matcher(a).matches())
+            {
+                flags.add(a);
+            }
+        }
+        flags.add(flag);
         return flags;
     }
 

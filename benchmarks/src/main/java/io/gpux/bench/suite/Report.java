@@ -21,6 +21,7 @@ final class Report
     {
         SECTIONS.put("platform", "The machine's floor: gaps in threads that only spin (HiccupMeter), and a bare echo over loopback (LoopbackFloor)");
         SECTIONS.put("book", "Order book alone: gpux vs exchange-core, same flow file");
+        SECTIONS.put("collectors", "Order book alone, paired, under the other collectors: what the ratio owes to the collector");
         SECTIONS.put("compare", "Whole pipeline: gpux vs exchange-core, same flow file");
         SECTIONS.put("engine", "Engine alone (EngineBenchmark)");
         SECTIONS.put("hotpaths", "Hot paths around the engine: journal records, journal append, gateway decode/encode (HotPathBenchmark)");
