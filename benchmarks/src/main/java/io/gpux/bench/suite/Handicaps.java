@@ -40,13 +40,15 @@ final class Handicaps
         report.handicaps.add("Both: Java 17, the same JVM flags (the root pom's gpux.jvm.flags), G1 with the default heap, " +
             "one producer thread that backs off by yielding, the same open-loop pacing. In the collectors section both " +
             "sides run under another collector, the other flags unchanged.");
-        report.handicaps.add("The collector moves the book ratio: gpux's engine stores references into objects that are " +
-            "old, and under G1 such a store across regions takes the write barrier's slow path (a card check and a " +
-            "fence); Parallel's barrier is a plain card mark and ZGC (Java 17) has no card-marking barrier at all, but " +
-            "a load barrier and no compressed references. Which costs exchange-core's book most under ZGC was not " +
-            "taken apart. The server runs the JVM's default collector, G1 on a machine like this one: under ZGC the " +
-            "gateway's round trip was slower on the 2-core machine the README quotes (p50 49-59 us against 28-35, p90 " +
-            "6-18 ms against 0.6-2.2, three runs each), so the G1 rows are the ones nearest the server.");
+        report.handicaps.add("The collector moves the book ratio (the collectors section). gpux's engine runs as fast " +
+            "with a plain card mark (Serial, Parallel) as with no barrier at all (Epsilon), and about 12 % slower under " +
+            "G1, whose write barriers (a check before every reference store; region and card checks and, for an old " +
+            "object, a fence after it) it pays on every reference it stores. exchange-core's book runs at its best " +
+            "when its garbage lands in a warm young generation (Serial, Parallel, G1's fast rounds) and 30-35 % slower " +
+            "when it lands in memory not used before (Epsilon, ZGC, G1's slow rounds). The server runs the JVM's " +
+            "default collector, G1 on a machine like this one: under ZGC the gateway's round trip was slower on the " +
+            "2-core machine the README quotes (p50 49-59 us against 28-35, p90 6-18 ms against 0.6-2.2, three runs " +
+            "each), so the G1 rows are the ones nearest the server.");
         report.handicaps.add("The books paired in one JVM: gpux's engine and exchange-core's book take turns on one thread, " +
             "so whatever slows the host for seconds slows both. exchange-core's garbage brings young collections about " +
             "once a second there (1-3 ms each), as the gateway's garbage does in ./gpux server; gpux's own JMH run has " +
