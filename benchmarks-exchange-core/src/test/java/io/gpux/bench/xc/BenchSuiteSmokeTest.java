@@ -73,10 +73,11 @@ class BenchSuiteSmokeTest
         assertTrue(report.contains("\"name\": \"gpux / exchange-core direct, lobster\""), "no book ratio in\n" + report);
         assertTrue(report.contains("\"name\": \"gpux / exchange-core direct, synthetic, paired in one JVM\""),
             "no paired book ratio in\n" + report);
-        // the paired books again under each collector but the run's own (G1 here unless the machine's default differs)
+        // the paired books again under each collector but the run's own: two of the three when the machine's default
+        // is one of them (G1 here), all three otherwise
         final long otherCollectors = Stream.of("G1", "Parallel", "ZGC").filter(c -> report.contains(
             "\"name\": \"gpux / exchange-core direct, synthetic, paired in one JVM, " + c + "\"")).count();
-        assertEquals(2, otherCollectors, "no paired book ratio under the two other collectors in\n" + report);
+        assertTrue(otherCollectors >= 2, "no paired book ratio under the other collectors in\n" + report);
         assertFalse(Files.readString(md).isBlank());
     }
 
