@@ -28,7 +28,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -361,7 +360,7 @@ public final class BenchSuite
     private void collectors()
     {
         final String own = Machine.collector();
-        for (final String collector : new TreeSet<>(Machine.COLLECTORS.keySet()))
+        for (final String collector : Machine.COLLECTORS.keySet())
         {
             if (!collector.equals(own))
             {
@@ -386,8 +385,9 @@ public final class BenchSuite
             "--flow", flow, "--flow-dir", flowDir.toString(), "--xc-cp", xcClasspath, "--impl", "direct",
             "--rounds", Integer.toString(profile.pairedRounds()), "--warmup-rounds",
             Integer.toString(profile.pairedWarmupRounds()), "--slice-ms", Integer.toString(profile.pairedSliceMs()));
-        final Child c = collector == null ? child(what, gpuxClasspath(), "io.gpux.bench.PairedBooks", args) :
-            child(what, Machine.jvmFlagsWithCollector(collector), gpuxClasspath(), "io.gpux.bench.PairedBooks", args);
+        final List<String> jvmFlags =
+            collector == null ? Machine.jvmFlags() : Machine.withCollector(Machine.jvmFlags(), collector);
+        final Child c = child(what, jvmFlags, gpuxClasspath(), "io.gpux.bench.PairedBooks", args);
         final Map<String, String> g = c.result("side", "gpux");
         final Map<String, String> x = c.result("side", "xc");
         final Map<String, String> r = c.results().stream().filter(m -> m.containsKey("ratio")).findFirst().orElse(null);

@@ -7,8 +7,11 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -94,8 +97,8 @@ final class Machine
     }
 
     /** The collectors the book comparison is also run under, by the name the results give them, and their flag. */
-    static final Map<String, String> COLLECTORS = Map.of("G1", "-XX:+UseG1GC", "Parallel", "-XX:+UseParallelGC",
-        "ZGC", "-XX:+UseZGC");
+    static final SortedMap<String, String> COLLECTORS = Collections.unmodifiableSortedMap(new TreeMap<>(Map.of(
+        "G1", "-XX:+UseG1GC", "Parallel", "-XX:+UseParallelGC", "ZGC", "-XX:+UseZGC")));
     /** A flag choosing a collector ({@code -XX:+UseG1GC}, {@code -XX:-UseZGC}, ...). */
     private static final Pattern GC_SELECTION = Pattern.compile("-XX:[+-]Use[A-Za-z0-9]*GC");
 
@@ -121,12 +124,6 @@ final class Machine
             return "ZGC";
         }
         return beans;
-    }
-
-    /** This JVM's flags with its collector replaced. */
-    static List<String> jvmFlagsWithCollector(final String collector)
-    {
-        return withCollector(jvmFlags(), collector);
     }
 
     /** The flags with any {@code -XX:+Use...GC} left out and the collector's flag added at the end. */
