@@ -24,7 +24,9 @@ class OrderIndexTest
         final Account[] accounts = new Account[50];
         for (int i = 0; i < accounts.length; i++)
         {
-            accounts[i] = new Account(i * 7L + 1, "a" + i, 0, index);
+            // ids 0 and Long.MIN_VALUE too: the table marks empty slots by a null order, not by a key value
+            final long id = i == 0 ? 0 : i == 1 ? Long.MIN_VALUE : i * 7L + 1;
+            accounts[i] = new Account(id, "a" + i, 0, index);
         }
         final Map<String, Order> reference = new HashMap<>();
         final List<Order> open = new ArrayList<>();
@@ -51,6 +53,8 @@ class OrderIndexTest
                 final Order o = open.remove(random.nextInt(open.size()));
                 o.account.removeOpen(o);
                 reference.remove(o.account.id + "/" + o.clientOrderId);
+                // its keys stay behind in the emptied (or shifted-over) slot: they must not find it
+                assertNull(index.get(o.account.id, o.clientOrderId));
             }
             assertSame(reference.get(key), index.get(account.id, clientOrderId));
             assertSame(reference.get(key), account.openOrders.get(clientOrderId));
