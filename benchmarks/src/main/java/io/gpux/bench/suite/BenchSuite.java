@@ -353,9 +353,9 @@ public final class BenchSuite
 
     /**
      * The paired books again under each other collector, same flags otherwise: what the ratio owes to the collector
-     * (G1's write barriers cost gpux's engine, which stores references into old objects, about 12 %, where Parallel's
-     * plain card mark costs nothing measurable; exchange-core's book is at its best when its garbage lands in a warm
-     * young generation, as under Parallel, and slower under ZGC).
+     * (G1 costs gpux's engine about 12 %, where Parallel costs nothing measurable against no collector at all;
+     * exchange-core's book is at its best when its garbage lands in a warm young generation, as under Parallel, and
+     * slower under ZGC).
      */
     private void collectors()
     {
