@@ -24,7 +24,7 @@ class OrderIndexTest
         final Account[] accounts = new Account[50];
         for (int i = 0; i < accounts.length; i++)
         {
-            // ids 0 and Long.MIN_VALUE too: the table marks empty slots by a null order, not by a key value
+            // ids 0 and Long.MIN_VALUE too: no account id may stand for an empty slot
             final long id = i == 0 ? 0 : i == 1 ? Long.MIN_VALUE : i * 7L + 1;
             accounts[i] = new Account(id, "a" + i, 0, index);
         }
@@ -53,7 +53,7 @@ class OrderIndexTest
                 final Order o = open.remove(random.nextInt(open.size()));
                 o.account.removeOpen(o);
                 reference.remove(o.account.id + "/" + o.clientOrderId);
-                // its keys stay behind in the emptied (or shifted-over) slot: they must not find it
+                // gone at once, whatever the backward shift moved into its slot
                 assertNull(index.get(o.account.id, o.clientOrderId));
             }
             assertSame(reference.get(key), index.get(account.id, clientOrderId));
