@@ -6,8 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /** What the tests here need to run gpux's benchmarks jar in a JVM of its own, as the launcher does. */
 final class BenchJvm
@@ -46,5 +49,30 @@ final class BenchJvm
             }
         }
         return command;
+    }
+
+    /**
+     * Runs a command to its end, its output (both streams) into log; fails the test, showing the log's last lines, if
+     * it takes longer than the minutes given (it is then killed) or exits other than 0.
+     *
+     * @return everything it printed.
+     */
+    static String run(final List<String> command, final Path log, final int minutes, final String what) throws Exception
+    {
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(minutes, TimeUnit.MINUTES))
+        {
+            p.destroyForcibly();
+            fail(what + " did not finish in " + minutes + " minutes; its output ends:\n" + tail(log));
+        }
+        assertEquals(0, p.exitValue(), what + " failed; its output ends:\n" + tail(log));
+        return Files.readString(log);
+    }
+
+    /** The last 80 lines of a log. */
+    static String tail(final Path log) throws IOException
+    {
+        final List<String> lines = Files.readAllLines(log);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
     }
 }

@@ -6,13 +6,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Every benchmark of the project runs, so none can rot unseen: {@code ./gpux bench --smoke} as the launcher runs it
@@ -35,16 +32,8 @@ class BenchSuiteSmokeTest
         final List<String> command = BenchJvm.javaWithFlags();
         command.addAll(List.of("-Xmx2g", "-cp", gpuxJar.toString(), "io.gpux.bench.suite.BenchSuite", "--smoke",
             "--out", out.toString(), "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath));
-        final Path log = out.resolve("suite.log");
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        if (!p.waitFor(15, TimeUnit.MINUTES))
-        {
-            p.destroyForcibly();
-            fail("the smoke run did not finish in 15 minutes; its output:\n" + tail(log));
-        }
-        final String output = Files.readString(log);
+        final String output = BenchJvm.run(command, out.resolve("suite.log"), 15, "the smoke run");
         System.out.println(output);
-        assertEquals(0, p.exitValue(), "the smoke run failed; its output ends:\n" + tail(log));
 
         final Path md;
         final Path json;
@@ -79,11 +68,5 @@ class BenchSuiteSmokeTest
             "\"name\": \"gpux / exchange-core direct, synthetic, paired in one JVM, " + c + "\"")).count();
         assertTrue(otherCollectors >= 2, "no paired book ratio under the other collectors in\n" + report);
         assertFalse(Files.readString(md).isBlank());
-    }
-
-    private static String tail(final Path log) throws Exception
-    {
-        final List<String> lines = Files.readAllLines(log);
-        return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
     }
 }

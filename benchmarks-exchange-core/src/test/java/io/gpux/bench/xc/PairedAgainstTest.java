@@ -14,7 +14,6 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@code ./gpux bench-paired --against JAR}, the A/B of two gpux builds, end to end as the launcher runs it: gpux's
@@ -38,15 +37,7 @@ class PairedAgainstTest
         command.addAll(List.of("-Xmx2g", "-cp", gpuxJar.toString(), "io.gpux.bench.PairedBooks", "--flow", "synthetic",
             "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath, "--against", gpuxJar.toString(),
             "--rounds", "3", "--warmup-rounds", "1", "--slice-ms", "20"));
-        final Path log = out.resolve("paired.log");
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        if (!p.waitFor(5, TimeUnit.MINUTES))
-        {
-            p.destroyForcibly();
-            fail("bench-paired --against did not finish in 5 minutes:\n" + Files.readString(log));
-        }
-        final String output = Files.readString(log);
-        assertEquals(0, p.exitValue(), "bench-paired --against failed:\n" + output);
+        final String output = BenchJvm.run(command, out.resolve("paired.log"), 5, "bench-paired --against");
         for (final String side : new String[] {"gpux", "xc", "against"})
         {
             assertTrue(output.contains("RESULT side=" + side + " flow=synthetic"), "no result for side " + side + ":\n" + output);
