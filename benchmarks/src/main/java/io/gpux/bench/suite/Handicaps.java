@@ -43,7 +43,9 @@ final class Handicaps
         report.handicaps.add("The collector moves the book ratio (the collectors section). gpux's engine runs as fast " +
             "with a plain card mark (Serial, Parallel) as with no barrier at all (Epsilon), and about 12 % slower under " +
             "G1: a stall on the first memory access of each command, which a build whose order moves store no " +
-            "reference (so run no G1 write barrier) did not remove; its cause is not found. exchange-core's book runs " +
+            "reference (so run no G1 write barrier) did not remove; its cause is not found. gpux's rate under G1 also " +
+            "changes from one JVM to the next (10.5-12.2 M flow commands/s on the synthetic flow in ten runs), so " +
+            "take the G1 rows of one run as one draw. exchange-core's book runs " +
             "at its best when its garbage lands in a warm young generation (Serial, Parallel, G1's fast rounds) and " +
             "30-35 % slower when it lands in memory not used before (Epsilon, ZGC, G1's slow rounds). The server runs the JVM's " +
             "default collector, G1 on a machine like this one: under ZGC the gateway's round trip was slower on the " +
