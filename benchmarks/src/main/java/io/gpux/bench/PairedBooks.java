@@ -1,6 +1,7 @@
 package io.gpux.bench;
 
 import io.gpux.bench.suite.BenchSuite;
+import io.gpux.bench.suite.Child;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.IntToLongFunction;
 
@@ -28,7 +30,7 @@ import java.util.function.IntToLongFunction;
  * run one after the other do not (their ratio moved between 0.83 and 1.31 over this project's runs on one build).
  *
  * <pre>
- *   ./gpux bench-paired [--flow synthetic|lobster] [--rounds 40] [--warmup-rounds 15] [--slice-ms 100] [--impl naive]
+ *   ./gpux bench-paired [--flow synthetic|lobster] [--rounds 40] [--warmup-rounds 15] [--slice-ms 100] [--impl naive] [--forks N]
  *       [--against OTHER-BUILD/benchmarks/target/benchmarks.jar]
  *   java FLAGS -cp benchmarks/target/benchmarks.jar io.gpux.bench.PairedBooks --flow synthetic \
  *       [--xc-cp benchmarks-exchange-core/target/benchmarks-exchange-core.jar] [--flow-dir DIR]
@@ -44,6 +46,12 @@ import java.util.function.IntToLongFunction;
  * of two engine builds this project measures its changes with: exchange-core's garbage in the JVM brings young
  * collections, as the gateway's does in the server, and a host slow phase slows all three sides of a round. The
  * same jar against itself gives about 1.00, quartiles within 2-3 %.
+ *
+ * <p>{@code --forks N} runs all of it in N JVMs, one after the other, each with this JVM's flags, and then prints each
+ * JVM's ratio, their median and range, and in how many gpux was ahead (and the same of the A/B with {@code --against}).
+ * One JVM is one draw: where the collector puts each side's objects, and so each side's speed, changes from one JVM
+ * to the next (gpux's engine under G1 ran at 10.5-12.2 M flow commands/s in ten JVMs, exchange-core's book at 7-9 M or
+ * 10-12 M), while within a JVM it stays put.
  */
 @CommandLine.Command(name = "bench-paired", mixinStandardHelpOptions = true,
     description = "gpux's engine and exchange-core's order book in one JVM, taking turns on one order flow")
@@ -80,6 +88,11 @@ public final class PairedBooks implements Callable<Integer>
         "garbage in the JVM as in the two-sided run")
     Path against;
 
+    @Option(names = "--forks", description = "JVMs to run it in, one after the other, each with this JVM's flags: each " +
+        "one's figures, then the median and range of their ratios and in how many gpux was ahead (default ${DEFAULT-VALUE}: " +
+        "this JVM only)")
+    int forks = 1;
+
     private Class<?> otherSlices;
 
     public static void main(final String[] args)
@@ -90,10 +103,10 @@ public final class PairedBooks implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (rounds < 1 || warmupRounds < 0 || sliceMs < 1)
+        if (rounds < 1 || warmupRounds < 0 || sliceMs < 1 || forks < 1)
         {
             throw new CommandLine.ParameterException(new CommandLine(this),
-                "--rounds must be at least 1, --warmup-rounds at least 0, --slice-ms at least 1");
+                "--rounds and --forks must be at least 1, --warmup-rounds at least 0, --slice-ms at least 1");
         }
         if (xcClasspath == null)
         {
@@ -111,8 +124,79 @@ public final class PairedBooks implements Callable<Integer>
             OrderFlows.export(flow, file.getParent(), "");
         }
         flowDir = file.getParent().toString();
+        if (forks > 1)
+        {
+            return runForks();
+        }
         run();
         return 0;
+    }
+
+    /** The whole run in {@link #forks} JVMs of its own, one after the other; then what their ratios say together. */
+    private int runForks()
+    {
+        final List<String> args = new ArrayList<>(List.of("--flow", flow, "--flow-dir", flowDir, "--xc-cp", xcClasspath,
+            "--impl", impl, "--rounds", Integer.toString(rounds), "--warmup-rounds", Integer.toString(warmupRounds),
+            "--slice-ms", Long.toString(sliceMs)));
+        if (against != null)
+        {
+            args.addAll(List.of("--against", against.toString()));
+        }
+        final double[] ratio = new double[forks];
+        final double[] ab = new double[forks];
+        for (int f = 0; f < forks; f++)
+        {
+            System.out.printf("=== JVM %d of %d%n", f + 1, forks);
+            final Child c = Child.run(System.getProperty("java.class.path"), PairedBooks.class.getName(), args);
+            final Map<String, String> r = c.resultWith("ratio");
+            final Map<String, String> a = c.resultWith("abRatio");
+            if (c.exit() != 0 || r == null || (against != null && a == null))
+            {
+                System.out.printf("JVM %d of %d failed (exit %d): no figures from it%n", f + 1, forks, c.exit());
+                return 1;
+            }
+            ratio[f] = Double.parseDouble(r.get("ratio"));
+            ab[f] = a == null ? Double.NaN : Double.parseDouble(a.get("abRatio"));
+        }
+        final Spread s = Spread.of(ratio);
+        System.out.printf(Locale.ROOT, "  ratio gpux / exchange-core %s, %s, one median of %d rounds a JVM: %s; over the %d JVMs " +
+            "median %.3f (%.3f-%.3f), gpux ahead in %d of %d%n", impl, flow, rounds, s.list(), forks, s.median(), s.min(),
+            s.max(), s.above(), forks);
+        System.out.printf(Locale.ROOT, "RESULT forks=%d flow=%s impl=%s ratioMedian=%.4f ratioMin=%.4f ratioMax=%.4f ahead=%d " +
+            "ratios=%s%n", forks, flow, impl, s.median(), s.min(), s.max(), s.above(), join(ratio, "%.4f"));
+        if (against != null)
+        {
+            final Spread b = Spread.of(ab);
+            System.out.printf(Locale.ROOT, "  ratio this gpux build / the one of %s, %s, a JVM each: %s; over the %d JVMs median " +
+                "%.3f (%.3f-%.3f), this build faster in %d of %d%n", against, flow, b.list(), forks, b.median(), b.min(),
+                b.max(), b.above(), forks);
+            System.out.printf(Locale.ROOT, "RESULT forks=%d flow=%s abMedian=%.4f abMin=%.4f abMax=%.4f faster=%d abRatios=%s%n",
+                forks, flow, b.median(), b.min(), b.max(), b.above(), join(ab, "%.4f"));
+        }
+        return 0;
+    }
+
+    /**
+     * Ratios from several JVMs taken together: their median (the nearest rank, as {@link #quartiles}), range, and how
+     * many are above 1.
+     */
+    record Spread(double median, double min, double max, int above, String list)
+    {
+        static Spread of(final double[] ratios)
+        {
+            final double[] sorted = ratios.clone();
+            Arrays.sort(sorted);
+            int above = 0;
+            for (final double r : ratios)
+            {
+                if (r > 1)
+                {
+                    above++;
+                }
+            }
+            return new Spread(quartiles(ratios)[1], sorted[0], sorted[sorted.length - 1], above, join(ratios, "%.3f")
+                .replace(";", ", "));
+        }
     }
 
     /** One side: replays n flow commands a call; a check of its work. */
@@ -178,7 +262,7 @@ public final class PairedBooks implements Callable<Integer>
             System.out.printf(Locale.ROOT, "  %-40s median %,.0f flow commands/s (quartiles %,.0f-%,.0f), per CPU-second %,.0f%n",
                 sides[s].name() + (s == 1 ? " " + impl : ""), q[1], q[0], q[2], qc[1]);
             System.out.printf(Locale.ROOT, "RESULT side=%s flow=%s impl=%s median=%.1f q1=%.1f q3=%.1f cpuMedian=%.1f rounds=%d " +
-                "runs=%s%n", keys[s], flow, impl, q[1], q[0], q[2], qc[1], rounds, join(wall[s]));
+                "runs=%s%n", keys[s], flow, impl, q[1], q[0], q[2], qc[1], rounds, join(wall[s], "%.0f"));
         }
         final double[] q = quartiles(ratios(wall[0], wall[1]));
         System.out.printf(Locale.ROOT, "  ratio gpux / exchange-core %s, %s: median of %d rounds %.3f (quartiles %.3f-%.3f)%n",
@@ -258,12 +342,13 @@ public final class PairedBooks implements Callable<Integer>
         return new double[] {s[(int)Math.round(0.25 * last)], s[(int)Math.round(0.5 * last)], s[(int)Math.round(0.75 * last)]};
     }
 
-    private static String join(final double[] v)
+    /** The values, each formatted, separated by ';'. */
+    private static String join(final double[] v, final String format)
     {
         final StringBuilder sb = new StringBuilder();
         for (final double d : v)
         {
-            sb.append(sb.length() == 0 ? "" : ";").append(String.format(Locale.ROOT, "%.0f", d));
+            sb.append(sb.length() == 0 ? "" : ";").append(String.format(Locale.ROOT, format, d));
         }
         return sb.toString();
     }

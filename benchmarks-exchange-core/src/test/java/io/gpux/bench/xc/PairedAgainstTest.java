@@ -16,13 +16,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code ./gpux bench-paired --against JAR}, the A/B of two gpux builds, end to end as the launcher runs it: gpux's
- * benchmarks jar in a JVM of its own, this module's classpath as exchange-core's side, and the same benchmarks jar as
- * the "other" build (loaded again, in a class loader of its own). All three sides must run and check their work, and
- * the run must report this build / that build. No timing is asserted (a run this short says nothing about speed).
+ * {@code ./gpux bench-paired --against JAR}, the A/B of two gpux builds, and {@code --forks N}, the run in several JVMs,
+ * end to end as the launcher runs them: gpux's benchmarks jar in a JVM of its own, this module's classpath as
+ * exchange-core's side. With {@code --against} the same benchmarks jar is the "other" build (loaded again, in a class
+ * loader of its own): all three sides must run and check their work, and the run must report this build / that build.
+ * With {@code --forks 2} each JVM must report its ratio and the summary must agree with them. No timing is asserted (a
+ * run this short says nothing about speed).
  */
 class PairedAgainstTest
 {
+    private static final Pattern FORKS = Pattern.compile(
+        "RESULT forks=2 flow=synthetic impl=direct ratioMedian=([0-9.]+) ratioMin=([0-9.]+) ratioMax=([0-9.]+) ahead=([0-2]) " +
+            "ratios=([0-9.;]+)");
     private static final Pattern AB = Pattern.compile("RESULT abRatio=([0-9.]+) flow=synthetic q1=([0-9.]+) q3=([0-9.]+) rounds=3");
 
     @TempDir
@@ -49,6 +54,39 @@ class PairedAgainstTest
         final double median = Double.parseDouble(m.group(1));
         final double q3 = Double.parseDouble(m.group(3));
         assertTrue(q1 > 0 && q1 <= median && median <= q3, "quartiles out of order: " + m.group());
+    }
+
+    @Test
+    void aRunInTwoJvmsReportsEachOneAndThenTheirRatiosTogether() throws Exception
+    {
+        final Path gpuxJar = BenchJvm.gpuxJar();
+        final List<String> command = BenchJvm.javaWithFlags();
+        command.addAll(List.of("-Xmx1g", "-cp", gpuxJar.toString(), "io.gpux.bench.PairedBooks", "--flow", "synthetic",
+            "--flow-dir", out.resolve("flows").toString(), "--xc-cp", BenchJvm.xcClasspath(), "--forks", "2",
+            "--rounds", "3", "--warmup-rounds", "1", "--slice-ms", "20"));
+        final String output = BenchJvm.run(command, out.resolve("forks.log"), 5, "bench-paired --forks 2");
+        final List<Double> perJvm = new ArrayList<>();
+        final Matcher each = Pattern.compile("RESULT ratio=([0-9.]+) flow=synthetic").matcher(output);
+        while (each.find())
+        {
+            perJvm.add(Double.parseDouble(each.group(1)));
+        }
+        assertEquals(2, perJvm.size(), "one gpux / exchange-core ratio from each JVM:\n" + output);
+        final Matcher m = FORKS.matcher(output);
+        assertTrue(m.find(), "no summary of the two JVMs:\n" + output);
+        final String[] listed = m.group(5).split(";");
+        assertEquals(2, listed.length, "the summary lists each JVM's ratio: " + m.group());
+        for (int i = 0; i < 2; i++)
+        {
+            assertEquals(perJvm.get(i), Double.parseDouble(listed[i]), 1e-4, "JVM " + (i + 1) + "'s ratio, in order");
+        }
+        final double min = Math.min(perJvm.get(0), perJvm.get(1));
+        final double max = Math.max(perJvm.get(0), perJvm.get(1));
+        assertEquals(min, Double.parseDouble(m.group(2)), 1e-4);
+        assertEquals(max, Double.parseDouble(m.group(3)), 1e-4);
+        // two values: the nearest-rank median is the upper one
+        assertEquals(max, Double.parseDouble(m.group(1)), 1e-4);
+        assertEquals((perJvm.get(0) > 1 ? 1 : 0) + (perJvm.get(1) > 1 ? 1 : 0), Integer.parseInt(m.group(4)));
     }
 
     @Test

@@ -390,7 +390,7 @@ public final class BenchSuite
         final Child c = child(what, jvmFlags, gpuxClasspath(), "io.gpux.bench.PairedBooks", args);
         final Map<String, String> g = c.result("side", "gpux");
         final Map<String, String> x = c.result("side", "xc");
-        final Map<String, String> r = c.results().stream().filter(m -> m.containsKey("ratio")).findFirst().orElse(null);
+        final Map<String, String> r = c.resultWith("ratio");
         if (c.exit() != 0 || g == null || x == null || r == null)
         {
             report.failures.add(what + ": exit " + c.exit() + " (see the .txt)");

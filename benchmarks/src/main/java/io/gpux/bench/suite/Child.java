@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * prints is echoed and kept. A main's results are its {@code RESULT key=value ...} lines, or lines matched by a
  * pattern for the mains that print only for people.
  */
-final class Child
+public final class Child
 {
     /** A child still running after this long is killed and counted as failed. */
     static final long TIMEOUT_MINUTES = 60;
@@ -32,7 +32,7 @@ final class Child
         this.exit = exit;
     }
 
-    static Child run(final String classpath, final String main, final List<String> args)
+    public static Child run(final String classpath, final String main, final List<String> args)
     {
         return run(Machine.jvmFlags(), classpath, main, args);
     }
@@ -94,7 +94,7 @@ final class Child
         }
     }
 
-    int exit()
+    public int exit()
     {
         return exit;
     }
@@ -128,6 +128,19 @@ final class Child
         for (final Map<String, String> r : results())
         {
             if (value.equals(r.get(key)))
+            {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** The first RESULT line that has {@code key} (e.g. {@code ratio=}), or null. */
+    public Map<String, String> resultWith(final String key)
+    {
+        for (final Map<String, String> r : results())
+        {
+            if (r.containsKey(key))
             {
                 return r;
             }
