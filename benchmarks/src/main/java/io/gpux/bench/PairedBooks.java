@@ -334,7 +334,7 @@ public final class PairedBooks implements Callable<Integer>
     }
 
     /** First quartile, median, third quartile (the nearest ranks). */
-    static double[] quartiles(final double[] values)
+    public static double[] quartiles(final double[] values)
     {
         final double[] s = values.clone();
         Arrays.sort(s);

@@ -62,6 +62,8 @@ class BenchSuiteSmokeTest
         assertTrue(report.contains("\"name\": \"gpux / exchange-core direct, lobster\""), "no book ratio in\n" + report);
         assertTrue(report.contains("\"name\": \"gpux / exchange-core direct, synthetic, paired in one JVM\""),
             "no paired book ratio in\n" + report);
+        // the smoke profile runs each paired comparison in two JVMs: the ratio is their summary, not one JVM's
+        assertTrue(report.contains("median of 2 JVMs' ratios"), "the paired ratio is not over two JVMs in\n" + report);
         // the paired books again under each collector but the run's own: two of the three when the machine's default
         // is one of them (G1 here), all three otherwise
         final long otherCollectors = Stream.of("G1", "Parallel", "ZGC").filter(c -> report.contains(

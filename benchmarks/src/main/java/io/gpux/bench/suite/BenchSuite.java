@@ -1,6 +1,7 @@
 package io.gpux.bench.suite;
 
 import io.gpux.bench.OrderFlows;
+import io.gpux.bench.PairedBooks;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
@@ -374,53 +375,78 @@ public final class BenchSuite
 
     /**
      * Both books in one JVM taking turns ({@code PairedBooks}): the per-round ratio does not move with whatever slows
-     * the machine for seconds at a time, as the ratio of two JMH runs one after the other does.
+     * the machine for seconds at a time, as the ratio of two JMH runs one after the other does. Run in
+     * {@link Profile#pairedForks()} JVMs, since each side's speed under G1 is a draw per JVM: the ratio is then the
+     * median of the JVMs' ratios and each side's rate is taken over all their rounds.
      *
      * @param collector one of {@link Machine#COLLECTORS} instead of this JVM's, or null for this JVM's
      */
     private void pairedBooks(final String flow, final String collector)
     {
         final String what = "books paired in one JVM, " + flow + (collector == null ? "" : ", " + collector);
+        final int forks = profile.pairedForks();
         final List<String> args = List.of(
             "--flow", flow, "--flow-dir", flowDir.toString(), "--xc-cp", xcClasspath, "--impl", "direct",
             "--rounds", Integer.toString(profile.pairedRounds()), "--warmup-rounds",
-            Integer.toString(profile.pairedWarmupRounds()), "--slice-ms", Integer.toString(profile.pairedSliceMs()));
+            Integer.toString(profile.pairedWarmupRounds()), "--slice-ms", Integer.toString(profile.pairedSliceMs()),
+            "--forks", Integer.toString(forks));
         final List<String> jvmFlags =
             collector == null ? Machine.jvmFlags() : Machine.withCollector(Machine.jvmFlags(), collector);
         final Child c = child(what, jvmFlags, gpuxClasspath(), "io.gpux.bench.PairedBooks", args);
-        final Map<String, String> g = c.result("side", "gpux");
-        final Map<String, String> x = c.result("side", "xc");
-        final Map<String, String> r = c.resultWith("ratio");
-        if (c.exit() != 0 || g == null || x == null || r == null)
+        // one result of each side and one ratio a JVM; with several JVMs, also their summary
+        final List<Map<String, String>> g = c.results().stream().filter(m -> "gpux".equals(m.get("side"))).toList();
+        final List<Map<String, String>> x = c.results().stream().filter(m -> "xc".equals(m.get("side"))).toList();
+        final Map<String, String> r = c.resultWith(forks > 1 ? "ratioMedian" : "ratio");
+        if (c.exit() != 0 || g.size() != forks || x.size() != forks || r == null)
         {
             report.failures.add(what + ": exit " + c.exit() + " (see the .txt)");
             return;
         }
         final String section = collector == null ? "book" : "collectors";
         final String suffix = collector == null ? "" : ", " + collector;
-        final String kind = "half the interquartile range of " + profile.pairedRounds() + " rounds";
-        final String note = String.format("median of %d rounds of %d ms a side, turns alternating, in one JVM (%s)",
-            profile.pairedRounds(), profile.pairedSliceMs(), collector == null ? Machine.collector() + ", this run's " +
-                "collector" : collector + " instead of this run's collector, the other flags the same");
+        final int rounds = profile.pairedRounds();
+        final String kind = "half the interquartile range of " + (forks > 1 ? forks + " x " : "") + rounds + " rounds";
+        final String note = String.format("median %s %d rounds of %d ms a side, turns alternating, in %s (%s)",
+            forks > 1 ? "over " + forks + " JVMs x" : "of", rounds, profile.pairedSliceMs(), forks > 1 ? "each JVM" : "one JVM",
+            collector == null ? Machine.collector() + ", this run's collector" : collector + " instead of this run's " +
+                "collector, the other flags the same");
         report.figures.add(pairedFigure(section, "gpux engine, " + flow + ", paired in one JVM" + suffix, g, kind, note));
         report.figures.add(pairedFigure(section, "exchange-core OrderBookDirectImpl, " + flow + ", paired in one JVM" +
             suffix, x, kind, note));
-        report.ratios.add(new Report.Ratio(section, "gpux / exchange-core direct, " + flow + ", paired in one JVM" + suffix,
-            dbl(r, "ratio"), (dbl(r, "q3") - dbl(r, "q1")) / 2, String.format("median of the %d rounds' ratios " +
-                "(quartiles %.3f-%.3f); > 1: gpux ahead", profile.pairedRounds(), dbl(r, "q1"), dbl(r, "q3"))));
+        final String ratioName = "gpux / exchange-core direct, " + flow + ", paired in one JVM" + suffix;
+        if (forks > 1)
+        {
+            report.ratios.add(new Report.Ratio(section, ratioName, dbl(r, "ratioMedian"),
+                (dbl(r, "ratioMax") - dbl(r, "ratioMin")) / 2, String.format("median of %d JVMs' ratios, each the median of " +
+                    "its %d rounds' ratios: %s; error: half their range; gpux ahead in %s of %d; > 1: gpux ahead", forks,
+                    rounds, r.get("ratios").replace(";", ", "), r.get("ahead"), forks)));
+        }
+        else
+        {
+            report.ratios.add(new Report.Ratio(section, ratioName, dbl(r, "ratio"), (dbl(r, "q3") - dbl(r, "q1")) / 2,
+                String.format("median of the %d rounds' ratios (quartiles %.3f-%.3f); > 1: gpux ahead", rounds, dbl(r, "q1"),
+                    dbl(r, "q3"))));
+        }
     }
 
+    /** One side's rate over every round of every JVM it ran in (one {@code RESULT side=...} line a JVM). */
     private Report.Figure pairedFigure(
-        final String section, final String name, final Map<String, String> r, final String kind, final String note)
+        final String section, final String name, final List<Map<String, String>> perJvm, final String kind, final String note)
     {
-        final String[] parts = r.getOrDefault("runs", "").split(";");
-        final double[] runs = new double[parts.length];
-        for (int i = 0; i < parts.length; i++)
+        final List<Double> all = new ArrayList<>();
+        final double[] cpu = new double[perJvm.size()];
+        for (int j = 0; j < perJvm.size(); j++)
         {
-            runs[i] = parts[i].isEmpty() ? Double.NaN : Double.parseDouble(parts[i]);
+            for (final String run : perJvm.get(j).getOrDefault("runs", "").split(";"))
+            {
+                all.add(run.isEmpty() ? Double.NaN : Double.parseDouble(run));
+            }
+            cpu[j] = dbl(perJvm.get(j), "cpuMedian");
         }
-        return new Report.Figure(section, name, "flow commands/s", dbl(r, "median"), (dbl(r, "q3") - dbl(r, "q1")) / 2, kind,
-            runs.length, runs, Double.NaN, Double.NaN, null, note + String.format(", %,.0f per CPU-second", dbl(r, "cpuMedian")));
+        final double[] runs = all.stream().mapToDouble(Double::doubleValue).toArray();
+        final double[] q = PairedBooks.quartiles(runs);
+        return new Report.Figure(section, name, "flow commands/s", q[1], (q[2] - q[0]) / 2, kind, runs.length, runs,
+            Double.NaN, Double.NaN, null, note + String.format(", %,.0f per CPU-second", PairedBooks.quartiles(cpu)[1]));
     }
 
     private static String param(final String params, final String key)

@@ -12,6 +12,8 @@ import java.util.List;
  * @param pairedWarmupRounds {@code PairedBooks}: rounds not counted (each side one slice a round)
  * @param pairedRounds      {@code PairedBooks}: rounds measured, a ratio each
  * @param pairedSliceMs     {@code PairedBooks}: how long each side replays the flow in a round
+ * @param pairedForks       {@code PairedBooks}: JVMs each paired run is repeated in (its {@code --forks}); under G1 each
+ *                          side's speed is a draw per JVM, so a figure from one JVM is one draw
  * @param collectorFlows    the order flows the paired books are also run on under each other collector of
  *                          {@link Machine#COLLECTORS} (the run's own collector runs them all)
  * @param compareFlows      order flows of the pipeline comparison
@@ -25,7 +27,7 @@ import java.util.List;
 record Profile(
     String name,
     int jmhForks, int jmhWarmups, String jmhWarmupTime, int jmhIterations, String jmhIterationTime,
-    String xcBooks, int pairedWarmupRounds, int pairedRounds, int pairedSliceMs, List<String> collectorFlows,
+    String xcBooks, int pairedWarmupRounds, int pairedRounds, int pairedSliceMs, int pairedForks, List<String> collectorFlows,
     List<String> compareFlows, int compareWarmup, int compareMessages, int compareRuns,
     List<Long> compareRates, double latencySeconds, double latencyWarmupSeconds, int latencyMinMessages,
     List<String> latencyConfigs,
@@ -39,7 +41,7 @@ record Profile(
 
     static final Profile SHORT = new Profile("short",
         1, 2, "1s", 3, "1s",
-        "direct", 10, 30, 100, List.of("synthetic"),
+        "direct", 10, 30, 100, 1, List.of("synthetic"),
         List.of("synthetic"), 200_000, 600_000, 2,
         List.of(100_000L), 4, 3, 0,
         List.of("gpux-ASYNC", "gpux-SYNC", "xc-on"),
@@ -51,7 +53,7 @@ record Profile(
 
     static final Profile FULL = new Profile("full",
         2, 3, "2s", 5, "2s",
-        "direct,naive", 20, 100, 100, List.of("synthetic", "lobster"),
+        "direct,naive", 20, 100, 100, 3, List.of("synthetic", "lobster"),
         List.of("synthetic", "lobster"), 500_000, 3_000_000, 3,
         List.of(10_000L, 50_000L, 100_000L, 200_000L), 10, 3, 0,
         PIPELINES,
@@ -62,7 +64,7 @@ record Profile(
 
     static final Profile SMOKE = new Profile("smoke",
         0, 0, "100ms", 1, "100ms",
-        "direct", 1, 3, 20, List.of("synthetic"),
+        "direct", 1, 3, 20, 2, List.of("synthetic"),
         List.of("synthetic"), 10_000, 30_000, 1,
         List.of(20_000L), 0.5, 0.2, 5_000,
         List.of("gpux-ASYNC", "xc-on"),
@@ -85,11 +87,11 @@ record Profile(
     String describe()
     {
         return String.format("JMH: %d fork(s), %d x %s warm-up, %d x %s measurement, -prof gc; books paired in one JVM: %d " +
-            "rounds of %d ms a side after %d warm-up rounds, also under the other collectors on %s; pipeline comparison: flows %s, " +
+            "rounds of %d ms a side after %d warm-up rounds, in %d JVM(s), also under the other collectors on %s; pipeline comparison: flows %s, " +
             "throughput %,d warm-up + %,d measured flow commands x %d runs, latency at %s flow commands/s (%.1f s warm-up + " +
             "%.1f s measured) for %s; PipelineBenchmark: %,d + %,d commands x %d runs %s, latency at %s/s; recovery after " +
             "%,d commands (snapshot every %,d); round trip %,d bids/s, %d s + %d s warm-up; machine's floor %d s",
-            jmhForks, jmhWarmups, jmhWarmupTime, jmhIterations, jmhIterationTime, pairedRounds, pairedSliceMs, pairedWarmupRounds, collectorFlows,
+            jmhForks, jmhWarmups, jmhWarmupTime, jmhIterations, jmhIterationTime, pairedRounds, pairedSliceMs, pairedWarmupRounds, pairedForks, collectorFlows,
             compareFlows, compareWarmup, compareMessages, compareRuns, compareRates, latencyWarmupSeconds, latencySeconds, latencyConfigs, pipelineWarmup, pipelineCommands,
             pipelineRuns, pipelineDurabilities, pipelineRates, recoveryCommands, recoverySnapshotEvery, roundTripRate,
             roundTripSeconds, roundTripWarmup, hiccupSeconds);
