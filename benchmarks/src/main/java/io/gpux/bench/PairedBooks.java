@@ -163,7 +163,7 @@ public final class PairedBooks implements Callable<Integer>
             "median %.3f (%.3f-%.3f), gpux ahead in %d of %d%n", impl, flow, rounds, s.list(), forks, s.median(), s.min(),
             s.max(), s.above(), forks);
         System.out.printf(Locale.ROOT, "RESULT forks=%d flow=%s impl=%s ratioMedian=%.4f ratioMin=%.4f ratioMax=%.4f ahead=%d " +
-            "ratios=%s%n", forks, flow, impl, s.median(), s.min(), s.max(), s.above(), join(ratio, "%.4f"));
+            "ratios=%s%n", forks, flow, impl, s.median(), s.min(), s.max(), s.above(), join(ratio, "%.4f", ";"));
         if (against != null)
         {
             final Spread b = Spread.of(ab);
@@ -171,7 +171,7 @@ public final class PairedBooks implements Callable<Integer>
                 "%.3f (%.3f-%.3f), this build faster in %d of %d%n", against, flow, b.list(), forks, b.median(), b.min(),
                 b.max(), b.above(), forks);
             System.out.printf(Locale.ROOT, "RESULT forks=%d flow=%s abMedian=%.4f abMin=%.4f abMax=%.4f faster=%d abRatios=%s%n",
-                forks, flow, b.median(), b.min(), b.max(), b.above(), join(ab, "%.4f"));
+                forks, flow, b.median(), b.min(), b.max(), b.above(), join(ab, "%.4f", ";"));
         }
         return 0;
     }
@@ -194,8 +194,7 @@ public final class PairedBooks implements Callable<Integer>
                     above++;
                 }
             }
-            return new Spread(quartiles(ratios)[1], sorted[0], sorted[sorted.length - 1], above, join(ratios, "%.3f")
-                .replace(";", ", "));
+            return new Spread(quartiles(ratios)[1], sorted[0], sorted[sorted.length - 1], above, join(ratios, "%.3f", ", "));
         }
     }
 
@@ -262,7 +261,7 @@ public final class PairedBooks implements Callable<Integer>
             System.out.printf(Locale.ROOT, "  %-40s median %,.0f flow commands/s (quartiles %,.0f-%,.0f), per CPU-second %,.0f%n",
                 sides[s].name() + (s == 1 ? " " + impl : ""), q[1], q[0], q[2], qc[1]);
             System.out.printf(Locale.ROOT, "RESULT side=%s flow=%s impl=%s median=%.1f q1=%.1f q3=%.1f cpuMedian=%.1f rounds=%d " +
-                "runs=%s%n", keys[s], flow, impl, q[1], q[0], q[2], qc[1], rounds, join(wall[s], "%.0f"));
+                "runs=%s%n", keys[s], flow, impl, q[1], q[0], q[2], qc[1], rounds, join(wall[s], "%.0f", ";"));
         }
         final double[] q = quartiles(ratios(wall[0], wall[1]));
         System.out.printf(Locale.ROOT, "  ratio gpux / exchange-core %s, %s: median of %d rounds %.3f (quartiles %.3f-%.3f)%n",
@@ -342,13 +341,13 @@ public final class PairedBooks implements Callable<Integer>
         return new double[] {s[(int)Math.round(0.25 * last)], s[(int)Math.round(0.5 * last)], s[(int)Math.round(0.75 * last)]};
     }
 
-    /** The values, each formatted, separated by ';'. */
-    private static String join(final double[] v, final String format)
+    /** The values, each formatted, with the separator between them. */
+    private static String join(final double[] v, final String format, final String separator)
     {
         final StringBuilder sb = new StringBuilder();
         for (final double d : v)
         {
-            sb.append(sb.length() == 0 ? "" : ";").append(String.format(Locale.ROOT, format, d));
+            sb.append(sb.length() == 0 ? "" : separator).append(String.format(Locale.ROOT, format, d));
         }
         return sb.toString();
     }
