@@ -41,7 +41,8 @@ final class Handicaps
             "one producer thread that backs off by yielding, the same open-loop pacing. In the collectors section both " +
             "sides run under another collector, the other flags unchanged.");
         report.handicaps.add("The collector moves the book ratio (the collectors section). gpux's engine runs as fast " +
-            "with a plain card mark (Serial, Parallel) as with no barrier at all (Epsilon), and about 12 % slower under " +
+            "with Parallel's plain card mark as with no barrier at all (Epsilon; Serial too, in the rounds where it is " +
+            "not in a slower second mode), and about 12 % slower under " +
             "G1: a stall on the first memory access of each command, which a build whose order moves store no " +
             "reference (so run no G1 write barrier) did not remove; its cause is not found. gpux's rate under G1 also " +
             "changes from one JVM to the next (10.5-12.2 M flow commands/s on the synthetic flow in ten runs), so " +
