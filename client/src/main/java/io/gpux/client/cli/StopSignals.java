@@ -16,7 +16,7 @@ import sun.misc.SignalHandler;
  * neither wait nor change their mind. While installed, INT and TERM no longer end the JVM; {@link
  * #close()} puts the previous handlers back. Where the JVM refuses a handler (run with {@code -Xrs},
  * or the signal is taken), that signal keeps its default; a signal ignored from the start (SIGINT of a
- * command started in the background by a shell without job control, or under nohup) stays ignored.
+ * command started in the background by a shell without job control) stays ignored.
  * {@link #installed()} says which signals were taken.
  */
 final class StopSignals implements AutoCloseable
