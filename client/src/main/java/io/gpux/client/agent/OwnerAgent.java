@@ -498,7 +498,12 @@ public final class OwnerAgent implements AutoCloseable
     private int drain() throws IOException, InterruptedException, TimeoutException
     {
         final Portfolio p = client.portfolio(timeout());
-        stopUnreachable = false;
+        if (stopUnreachable)
+        {
+            // reached again: say again what the stop waits for
+            stopUnreachable = false;
+            stopReportedLeases = -1;
+        }
         int reclaims = 0;
         for (final OpenOrder o : p.getOrdersList())
         {

@@ -163,6 +163,33 @@ class OwnerAgentStopEndToEndTest
     }
 
     @Test
+    void aStopThatLosesTheExchangeSaysSoReconnectsAndStillEndsGracefully() throws Exception
+    {
+        final TcpProxy proxy = new TcpProxy(server.port());
+        closeables.add(proxy);
+        final E2e.Key ownerKey = E2e.account(connect(server.adminKey(), new Recorder("admin-2")), "owner-2", Role.OWNER, 0);
+        owner = E2e.connect(proxy.port(), ownerKey, new Recorder("owner-2"),
+            c -> c.reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200)).errorHandler(t -> { }));
+        closeables.add(owner);
+        final OwnerAgent agent = agent("STOP-MID", null, null);
+        agent.start();
+        final long lease = leaseOneGpu(agent, "STOP-MID");
+        agent.stop();
+        E2e.await("the stop waits", () -> reports.lines.contains("waiting 1"));
+
+        // the path to the exchange black-holes: the client finds the session dead and connects again
+        proxy.suspendAll();
+        E2e.await("the agent says it cannot reach the exchange", () -> reports.lines.stream().anyMatch(l -> l.startsWith("unreachable ")));
+        assertTrue(agent.awaitStopped(TIMEOUT), "it keeps trying, reaches the exchange again and ends");
+        assertEquals("stopped 0", reports.lines.get(reports.lines.size() - 1), reports.lines.toString());
+        assertTrue(proxy.accepted() >= 2, "connected again");
+        final AccountEvent ended = renterEvents.await("the lease's end", TIMEOUT,
+            e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED);
+        assertEquals(lease, ended.getLeaseEnded().getLeaseId());
+        assertEquals(EndReason.OWNER_RECLAIMED, ended.getLeaseEnded().getReason());
+    }
+
+    @Test
     void theWaitIsBoundedAndAnUnreachableExchangeIsReportedUntilTheDeadline() throws Exception
     {
         final CachedNanoClock clock = new CachedNanoClock();
