@@ -3,6 +3,7 @@ package io.gpux.gateway;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
+import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
 import io.gpux.engine.replay.ScenarioException;
@@ -305,6 +306,8 @@ public final class Exchange implements AutoCloseable
     private final io.netty.channel.group.ChannelGroup connections =
         new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
     private final Key bootstrapKey;
+    /** Held from the start to the end of {@link #close()}: one exchange per data directory. */
+    private final DataDirectoryLock dataLock;
     private volatile boolean closed;
 
     private Exchange(final Context ctx) throws IOException, InterruptedException
@@ -313,50 +316,117 @@ public final class Exchange implements AutoCloseable
         this.log = ctx.log;
         this.clock = ctx.clock;
         this.authClock = ctx.authClock;
-        authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
-        egress = new Egress(this::eventReader, directory, this::onCompleted, log);
-        final MarketData marketData = new MarketData((marketId, update) ->
-            egress.put(new Egress.MarketUpdate(marketId, update)));
-        queries = new Queries(directory, marketData, telemetry);
-        queries.egress(egress);
+        dataLock = DataDirectoryLock.acquire(ctx.dataDir);
         final boolean epoll = Epoll.isAvailable();
         final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
-            .dataDir(ctx.dataDir)
-            .durability(ctx.durability)
-            .tickIntervalMs(ctx.tickIntervalMs)
-            .snapshotEvery(ctx.snapshotEvery)
-            .clock(ctx.clock)
-            .log(ctx.log);
-        final CorePublisher core;
         if (ctx.sharedLoop)
         {
             sharedLoop = new SharedLoop(io, TimeUnit.MICROSECONDS.toNanos(ctx.spinMicros));
             workerGroup = new MultiThreadIoEventLoopGroup(1, sharedLoop);
-            core = new CorePublisher(directory, marketData, () -> { });
-            pipelineContext.polled(sharedLoop::kick);
-            egress.wakeWith(sharedLoop::kick);
-            egressRunner = null;
         }
         else
         {
             sharedLoop = null;
             workerGroup = new MultiThreadIoEventLoopGroup(1, io);
-            core = new CorePublisher(directory, marketData, egressIdle::wake);
-            egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
         }
-        core.egress(egress);
         bossGroup = new MultiThreadIoEventLoopGroup(1, io);
         try
         {
-            pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
+            serverChannel = listen(epoll);
         }
         catch (final IOException | RuntimeException ex)
         {
-            bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-            workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            shutDownGroups();
+            dataLock.close();
             throw ex;
         }
+        try
+        {
+            authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
+            egress = new Egress(this::eventReader, directory, this::onCompleted, log);
+            final MarketData marketData = new MarketData((marketId, update) ->
+                egress.put(new Egress.MarketUpdate(marketId, update)));
+            queries = new Queries(directory, marketData, telemetry);
+            queries.egress(egress);
+            final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
+                .dataDir(ctx.dataDir)
+                .durability(ctx.durability)
+                .tickIntervalMs(ctx.tickIntervalMs)
+                .snapshotEvery(ctx.snapshotEvery)
+                .clock(ctx.clock)
+                .log(ctx.log);
+            final CorePublisher core;
+            if (sharedLoop != null)
+            {
+                core = new CorePublisher(directory, marketData, () -> { });
+                pipelineContext.polled(sharedLoop::kick);
+                egress.wakeWith(sharedLoop::kick);
+                egressRunner = null;
+            }
+            else
+            {
+                core = new CorePublisher(directory, marketData, egressIdle::wake);
+                egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
+            }
+            core.egress(egress);
+            pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
+            bootstrapKey = recoverAndBootstrap(core);
+        }
+        catch (final IOException | RuntimeException | InterruptedException ex)
+        {
+            serverChannel.close().awaitUninterruptibly();
+            shutDownGroups();
+            dataLock.close();
+            throw ex;
+        }
+        // accept connections only now: the exchange has recovered and a fresh one has its admin key
+        serverChannel.config().setAutoRead(true);
+        log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll" : " (nio") +
+            (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
+    }
+
+    /**
+     * Binds the port before anything in the data directory changes, so that a port in use fails a
+     * start with nothing done; the channel accepts no connection until the exchange is ready (the
+     * kernel holds them in its backlog until then).
+     */
+    private Channel listen(final boolean epoll) throws IOException, InterruptedException
+    {
+        final ServerBootstrap b = new ServerBootstrap()
+            .group(bossGroup, workerGroup)
+            .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+            .option(ChannelOption.AUTO_READ, false)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            // shared loop: one read (up to 64 KiB) per connection per turn, then the core and the egress run
+            .childOption(ChannelOption.RECVBUF_ALLOCATOR,
+                new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(sharedLoop != null ? 1 : 16))
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
+            .childHandler(new Initializer());
+        final io.netty.channel.ChannelFuture bound = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).await();
+        if (!bound.isSuccess())
+        {
+            final Throwable cause = bound.cause();
+            final java.net.BindException ex = new java.net.BindException("cannot listen on " + ctx.bind + ":" + ctx.port + ": " +
+                bindProblem(cause));
+            ex.initCause(cause);
+            throw ex;
+        }
+        return bound.channel();
+    }
+
+    /** The reason a bind failed, in words (Netty's native transport prefixes the system call). */
+    private static String bindProblem(final Throwable cause)
+    {
+        final String message = String.valueOf(cause.getMessage());
+        final int colon = message.lastIndexOf(": ");
+        final String reason = message.startsWith("bind(") && colon > 0 ? message.substring(colon + 2) : message;
+        return reason.isEmpty() ? cause.getClass().getSimpleName() : Character.toLowerCase(reason.charAt(0)) + reason.substring(1);
+    }
+
+    /** Waits for recovery and the egress to catch up; bootstraps a fresh exchange (its admin key, else null). */
+    private Key recoverAndBootstrap(final CorePublisher core) throws IOException, InterruptedException
+    {
         try
         {
             if (sharedLoop != null)
@@ -372,29 +442,20 @@ public final class Exchange implements AutoCloseable
             {
                 Thread.sleep(1);
             }
-            bootstrapKey = directory.accounts().isEmpty() ? bootstrap() : null;
-
-            final ServerBootstrap b = new ServerBootstrap()
-                .group(bossGroup, workerGroup)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                // shared loop: one read (up to 64 KiB) per connection per turn, then the core and the egress run
-                .childOption(ChannelOption.RECVBUF_ALLOCATOR,
-                    new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(sharedLoop != null ? 1 : 16))
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                    new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
-                .childHandler(new Initializer());
-            serverChannel = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).sync().channel();
-            log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll" : " (nio") +
-                (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
+            return directory.accounts().isEmpty() ? bootstrap() : null;
         }
-        catch (final RuntimeException | InterruptedException ex)
+        catch (final IOException | RuntimeException | InterruptedException ex)
         {
-            bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
             stopThreads();
             pipeline.close();
             throw ex;
         }
+    }
+
+    private void shutDownGroups()
+    {
+        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     }
 
     /** Recovers the exchange from its data directory and opens the gateway. */
@@ -609,8 +670,22 @@ public final class Exchange implements AutoCloseable
             .awaitUninterruptibly(1, TimeUnit.SECONDS);
         connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        stopThreads();
-        pipeline.close();
+        try
+        {
+            stopThreads();
+            pipeline.close();
+        }
+        finally
+        {
+            try
+            {
+                dataLock.close();
+            }
+            catch (final IOException ex)
+            {
+                log.accept("releasing " + dataLock.dir().resolve(DataDirectoryLock.FILE_NAME) + " failed: " + ex.getMessage());
+            }
+        }
     }
 
     /**
