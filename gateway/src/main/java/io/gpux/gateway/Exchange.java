@@ -316,6 +316,7 @@ public final class Exchange implements AutoCloseable
         this.log = ctx.log;
         this.clock = ctx.clock;
         this.authClock = ctx.authClock;
+        final List<Command> config = readConfig(ctx.configFile);
         dataLock = DataDirectoryLock.acquire(ctx.dataDir);
         final boolean epoll = Epoll.isAvailable();
         final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -370,7 +371,7 @@ public final class Exchange implements AutoCloseable
             }
             core.egress(egress);
             pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
-            bootstrapKey = recoverAndBootstrap(core);
+            bootstrapKey = recoverAndBootstrap(core, config);
         }
         catch (final IOException | RuntimeException | InterruptedException ex)
         {
@@ -425,7 +426,7 @@ public final class Exchange implements AutoCloseable
     }
 
     /** Waits for recovery and the egress to catch up; bootstraps a fresh exchange (its admin key, else null). */
-    private Key recoverAndBootstrap(final CorePublisher core) throws IOException, InterruptedException
+    private Key recoverAndBootstrap(final CorePublisher core, final List<Command> config) throws IOException, InterruptedException
     {
         try
         {
@@ -442,7 +443,7 @@ public final class Exchange implements AutoCloseable
             {
                 Thread.sleep(1);
             }
-            return directory.accounts().isEmpty() ? bootstrap() : null;
+            return directory.accounts().isEmpty() ? bootstrap(config) : null;
         }
         catch (final IOException | RuntimeException | InterruptedException ex)
         {
@@ -581,16 +582,18 @@ public final class Exchange implements AutoCloseable
     }
 
     /**
-     * A fresh exchange: the configured markets and settings, and an admin account with a key, all
-     * through the journaled path like any other command.
+     * The MARKET and CONFIG lines of a fresh exchange's config (the built-in markets when none is given),
+     * read at every start, before the data directory is touched, so that a bad line fails the start at
+     * once (and in one line) whether or not the exchange is fresh.
      */
-    private Key bootstrap() throws IOException, InterruptedException
+    static List<Command> readConfig(final Path configFile) throws IOException
     {
+        final String name = configFile != null ? configFile.toString() : "built-in markets";
         final List<Command> commands = new ArrayList<>();
-        try (InputStream in = ctx.configFile != null ? Files.newInputStream(ctx.configFile) :
+        final java.util.Set<String> markets = new java.util.HashSet<>();
+        try (InputStream in = configFile != null ? Files.newInputStream(configFile) :
             Exchange.class.getResourceAsStream("default-markets.scn"))
         {
-            final String name = ctx.configFile != null ? ctx.configFile.toString() : "built-in markets";
             final ScenarioParser parser = new ScenarioParser(new Symbols());
             final BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
             String line;
@@ -603,16 +606,11 @@ public final class Exchange implements AutoCloseable
                 {
                     continue;
                 }
-                if (c.type == CommandType.MARKET)
+                if (c.type == CommandType.MARKET && !markets.add(c.name))
                 {
-                    final Directory.MarketEntry m = directory.newMarket(c.name);
-                    if (m == null)
-                    {
-                        throw new IOException(name + ": line " + lineNo + ": market " + c.name + " given twice");
-                    }
-                    c.marketId = m.id();
+                    throw new IOException(name + ": line " + lineNo + ": market " + c.name + " given twice");
                 }
-                else if (c.type != CommandType.CONFIG)
+                if (c.type != CommandType.MARKET && c.type != CommandType.CONFIG)
                 {
                     throw new IOException(name + ": line " + lineNo + ": only MARKET and CONFIG lines belong in a config");
                 }
@@ -621,7 +619,24 @@ public final class Exchange implements AutoCloseable
         }
         catch (final ScenarioException ex)
         {
-            throw new IOException((ctx.configFile != null ? ctx.configFile : "built-in markets") + ": " + ex.getMessage(), ex);
+            throw new IOException(name + ": " + ex.getMessage(), ex);
+        }
+        return commands;
+    }
+
+    /**
+     * A fresh exchange: the configured markets and settings, and an admin account with a key, all
+     * through the journaled path like any other command.
+     */
+    private Key bootstrap(final List<Command> config) throws IOException, InterruptedException
+    {
+        final List<Command> commands = new ArrayList<>(config);
+        for (final Command c : commands)
+        {
+            if (c.type == CommandType.MARKET)
+            {
+                c.marketId = directory.newMarket(c.name).id();
+            }
         }
         final Directory.AccountEntry admin = directory.newAccount("admin", Roles.ADMIN);
         final Command account = new Command().reset(CommandType.ACCOUNT, 0);

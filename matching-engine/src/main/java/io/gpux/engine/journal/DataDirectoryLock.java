@@ -72,6 +72,9 @@ public final class DataDirectoryLock implements AutoCloseable
     public static DataDirectoryLock acquire(final Path dir) throws IOException
     {
         createDirectory(dir);
+        // made before locking, so that the file says who holds it a moment after the lock is taken
+        final byte[] text = ("pid=" + ProcessHandle.current().pid() + "\nstarted=" +
+            Instant.now().truncatedTo(ChronoUnit.SECONDS) + "\n").getBytes(StandardCharsets.US_ASCII);
         final FileChannel channel = FileChannel.open(dir.resolve(FILE_NAME),
             StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try
@@ -87,9 +90,6 @@ public final class DataDirectoryLock implements AutoCloseable
             {
                 throw new InUseException(dir, describe(readHolder(channel)));
             }
-            final Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-            final byte[] text = ("pid=" + ProcessHandle.current().pid() + "\nstarted=" + started + "\n")
-                .getBytes(StandardCharsets.US_ASCII);
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(text), 0);
             channel.force(true);
