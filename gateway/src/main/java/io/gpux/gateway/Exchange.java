@@ -268,12 +268,26 @@ public final class Exchange implements AutoCloseable
 
         Context conclude()
         {
-            if (maxFrameBytes < 256 || heartbeatIntervalMs < 10 || loginTimeoutMs < 10 || ratePerSecond < 1 ||
-                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0)
+            atLeast("maxFrameBytes", maxFrameBytes, 256);
+            atLeast("heartbeatIntervalMs", heartbeatIntervalMs, 10);
+            atLeast("loginTimeoutMs", loginTimeoutMs, 10);
+            atLeast("ratePerSecond", ratePerSecond, 1);
+            atLeast("rateBurst", rateBurst, 1);
+            atLeast("outboundHighWaterBytes", outboundHighWaterBytes, 64 * 1024);
+            atLeast("spinMicros", spinMicros, 0);
+            if (port < 0 || port > 65535)
             {
-                throw new IllegalArgumentException("a gateway setting is out of range");
+                throw new IllegalArgumentException("port " + port + " is out of range: 0 (any free one) to 65535");
             }
             return this;
+        }
+
+        private static void atLeast(final String setting, final long value, final long min)
+        {
+            if (value < min)
+            {
+                throw new IllegalArgumentException(setting + " " + value + " is out of range: at least " + min);
+            }
         }
     }
 

@@ -221,6 +221,11 @@ public final class ServerMain implements Callable<Integer>
         {
             return "--data " + Failures.reason(ex) + ": name a directory (it is created if missing)";
         }
+        if (ex instanceof IllegalArgumentException)
+        {
+            // a setting that came in through a -Dgpux.gateway.* property (the options are checked before)
+            return "gateway setting " + ex.getMessage() + " (see the -Dgpux.gateway.* properties in GPUX_JAVA_OPTS)";
+        }
         if (ex instanceof Recovery.RecoveryException)
         {
             return "cannot recover the exchange from " + data + ": " + ex.getMessage() + "; the journals are left as " +
