@@ -24,7 +24,7 @@ import java.util.concurrent.CountDownLatch;
     description = {"Starts the exchange: recovers from the data directory, then serves the binary protocol.",
         "One server per data directory: it holds <data>/LOCK while it runs, and a second server on the same " +
             "directory is refused with the holder's pid.",
-        "Exit status: 0 stopped by a signal, 1 could not start (the reason is printed), 2 bad option."})
+        "A start that fails prints why in one line (--verbose: and the trace) and exits with 1, or 2 for a bad option."})
 public final class ServerMain implements Callable<Integer>
 {
     @Option(names = "--port", description = "TCP port (0: any free one; default ${DEFAULT-VALUE})")
@@ -33,11 +33,12 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--bind", description = "address to listen on (default ${DEFAULT-VALUE}: this machine only)")
     String bind = GatewayConfiguration.BIND_DEFAULT;
 
-    @Option(names = "--data", description = "data directory: journals, snapshots, master key (default ${DEFAULT-VALUE})")
+    @Option(names = "--data", description = "data directory: journals, snapshots, master key, LOCK (one server at a " +
+        "time; default ${DEFAULT-VALUE})")
     Path data = Path.of("data");
 
-    @Option(names = "--config", description = "markets and settings of a fresh exchange (MARKET/CONFIG scenario lines); " +
-        "default: the built-in GPU markets")
+    @Option(names = "--config", description = "markets and settings of a fresh exchange (MARKET/CONFIG scenario lines; " +
+        "checked at every start); default: the built-in GPU markets")
     Path config;
 
     @Option(names = "--durability", description = "ASYNC (survives a killed process) or SYNC (msync per batch: " +
