@@ -6,9 +6,6 @@ import io.gpux.engine.command.Roles;
 import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
-import io.gpux.engine.replay.ScenarioException;
-import io.gpux.engine.replay.ScenarioParser;
-import io.gpux.engine.replay.Symbols;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.codec.FrameEncoder;
 import io.gpux.gateway.codec.RequestDecoder;
@@ -39,13 +36,8 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SystemEpochClock;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -330,7 +322,7 @@ public final class Exchange implements AutoCloseable
         this.log = ctx.log;
         this.clock = ctx.clock;
         this.authClock = ctx.authClock;
-        final List<Command> config = readConfig(ctx.configFile);
+        final List<Command> config = ExchangeConfig.read(ctx.configFile);
         dataLock = DataDirectoryLock.acquire(ctx.dataDir);
         final boolean epoll = Epoll.isAvailable();
         final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -349,7 +341,7 @@ public final class Exchange implements AutoCloseable
         {
             serverChannel = listen(epoll);
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException | RuntimeException | InterruptedException ex)
         {
             shutDownGroups();
             dataLock.close();
@@ -593,49 +585,6 @@ public final class Exchange implements AutoCloseable
         {
             workerGroup.schedule(() -> cancelAllOrders(accountId), 10, TimeUnit.MILLISECONDS);
         }
-    }
-
-    /**
-     * The MARKET and CONFIG lines of a fresh exchange's config (the built-in markets when none is given),
-     * read at every start, before the data directory is touched, so that a bad line fails the start at
-     * once (and in one line) whether or not the exchange is fresh.
-     */
-    static List<Command> readConfig(final Path configFile) throws IOException
-    {
-        final String name = configFile != null ? configFile.toString() : "built-in markets";
-        final List<Command> commands = new ArrayList<>();
-        final java.util.Set<String> markets = new java.util.HashSet<>();
-        try (InputStream in = configFile != null ? Files.newInputStream(configFile) :
-            Exchange.class.getResourceAsStream("default-markets.scn"))
-        {
-            final ScenarioParser parser = new ScenarioParser(new Symbols());
-            final BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            String line;
-            int lineNo = 0;
-            while ((line = reader.readLine()) != null)
-            {
-                lineNo++;
-                final Command c = new Command();
-                if (!parser.parse(line, lineNo, c))
-                {
-                    continue;
-                }
-                if (c.type == CommandType.MARKET && !markets.add(c.name))
-                {
-                    throw new IOException(name + ": line " + lineNo + ": market " + c.name + " given twice");
-                }
-                if (c.type != CommandType.MARKET && c.type != CommandType.CONFIG)
-                {
-                    throw new IOException(name + ": line " + lineNo + ": only MARKET and CONFIG lines belong in a config");
-                }
-                commands.add(c);
-            }
-        }
-        catch (final ScenarioException ex)
-        {
-            throw new IOException(name + ": " + ex.getMessage(), ex);
-        }
-        return commands;
     }
 
     /**
