@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code gpux server} as real processes: one server per data directory (a second is refused with the
- * first one's pid while the first keeps serving, and the directory is free again once it stops), and
+ * first one's pid while the first keeps serving, and the directory is free again once it stops;
+ * {@code journal dump} reads it meanwhile, {@code journal verify} refuses to), and
  * every failed start is one line on stderr with a non-zero status, the trace only with {@code --verbose}.
  * Independent failures run as processes side by side, to keep the JVM starts few and short.
  */
@@ -191,6 +192,7 @@ class ServerStartupProcessTest
 
         final Child second = server("second", "--data", data.toString(), "--port", "0");
         final Child dump = java("dump", JournalTool.class, "dump", data.toString());
+        final Child verify = java("verify", JournalTool.class, "verify", data.toString());
         second.failedInOneLine(1, "gpux server: data directory " + data + " is in use by pid " + pid + " (started ");
         assertTrue(second.stderr().trim().endsWith("); stop that server or use another --data"), second.stderr());
         assertTrue(first.process().isAlive(), "the first server is untouched");
@@ -199,6 +201,7 @@ class ServerStartupProcessTest
         assertEquals(0, dump.exit(), dump::stderr);
         assertTrue(dump.stderr().startsWith("note: " + data + " is in use by pid " + pid + " (started "), dump.stderr());
         assertTrue(dump.stdout().contains(" MARKET id=H100-SXM-80G"), "the journals as far as written: " + dump.stdout());
+        verify.failedInOneLine(1, "gpux journal verify: " + data + " is in use by pid " + pid + " (started ");
 
         first.process().destroy();
         assertTrue(first.process().waitFor(30, TimeUnit.SECONDS), "SIGTERM stops the server");

@@ -25,13 +25,15 @@ import java.util.concurrent.Callable;
  * {@code gpux journal dump|verify DIR}: prints an exchange's journals in the scenario format, and
  * checks that they replay to the same events and state hashes, from scratch and from every snapshot.
  *
- * <p>Both only read, so they run on the data directory of a live server too (they say so on stderr
- * and show the journals as far as written). A failure is one line on stderr and exit status 1;
- * {@code --verbose} adds the trace.
+ * <p>Both only read. {@code dump} runs on the data directory of a live server too (it says so on
+ * stderr and prints the journals as far as written); {@code verify} refuses it, since the server
+ * appends while the replay reads, which would read as damage. A failure is one line on stderr and
+ * exit status 1; {@code --verbose} adds the trace.
  */
 @Command(name = "gpux journal", mixinStandardHelpOptions = true, subcommands = {JournalTool.Dump.class, JournalTool.Verify.class},
     description = {"Inspect and check an exchange's journals (DIR is the server's data directory).",
-        "Both only read: they also run while a server holds DIR, showing the journals as far as written.",
+        "Both only read. dump also runs while a server holds DIR (printing the journals as far as written); " +
+            "verify refuses to, since the journals grow while it replays them.",
         "Exit status: 0 fine, 1 a damaged journal or a failure (the reason is printed), 2 bad usage."})
 public final class JournalTool implements Runnable
 {
@@ -78,8 +80,8 @@ public final class JournalTool implements Runnable
         throw new CommandLine.ParameterException(spec.commandLine(), "name a subcommand: dump or verify");
     }
 
-    /** The data directory must hold a command journal; a live server's is read as far as written (a note on stderr). */
-    static void requireData(final Path dir, final PrintWriter err) throws IOException
+    /** The data directory must exist and hold a command journal. */
+    static void requireData(final Path dir) throws IOException
     {
         if (!Files.exists(dir))
         {
@@ -89,12 +91,6 @@ public final class JournalTool implements Runnable
         {
             throw new IOException(dir + " holds no command journal (expected " + dir.resolve("commands") +
                 "): name a server's data directory (its --data)");
-        }
-        final String holder = DataDirectoryLock.holder(dir);
-        if (holder != null)
-        {
-            err.println("note: " + dir + " is in use by " + holder + ", a live server: reading the journals as far as written");
-            err.flush();
         }
     }
 
@@ -144,7 +140,14 @@ public final class JournalTool implements Runnable
         public Integer call() throws IOException
         {
             final PrintWriter err = spec.commandLine().getErr();
-            requireData(dir, err);
+            requireData(dir);
+            final String holder = DataDirectoryLock.holder(dir);
+            if (holder != null)
+            {
+                err.println("note: " + dir + " is in use by " + holder + ", a live server: printing the journals as far " +
+                    "as written");
+                err.flush();
+            }
             final PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16));
             try (Journal commandJournal = Journal.openReadOnly(dir.resolve("commands")))
             {
@@ -242,7 +245,14 @@ public final class JournalTool implements Runnable
         @Override
         public Integer call() throws IOException
         {
-            requireData(dir, spec.commandLine().getErr());
+            requireData(dir);
+            final String holder = DataDirectoryLock.holder(dir);
+            if (holder != null)
+            {
+                // the server appends while the replay reads: events past the commands read, snapshots past them
+                throw new IOException(dir + " is in use by " + holder + ", a live server: its journals grow while verify " +
+                    "replays them; stop the server first (journal dump reads a live directory)");
+            }
             final PrintWriter out = new PrintWriter(System.out, true);
             int failures = 0;
             try (Journal commands = Journal.openReadOnly(dir.resolve("commands"));

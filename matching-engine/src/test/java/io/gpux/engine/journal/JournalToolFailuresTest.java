@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code gpux journal} failures: one line on stderr and a non-zero status, the trace only with
  * {@code --verbose}; {@code dump} exits 1 on a journal that a server start would refuse and 0 on a torn
- * last record (which the start cuts off); both read a directory that a live exchange holds.
+ * last record (which the start cuts off); dump reads a directory that a live exchange holds, verify
+ * refuses it.
  */
 class JournalToolFailuresTest
 {
@@ -124,17 +125,25 @@ class JournalToolFailuresTest
     }
 
     @Test
-    void readsADirectoryThatALiveExchangeHoldsAndSaysSo() throws Exception
+    void dumpReadsADirectoryThatALiveExchangeHoldsAndVerifyRefusesIt() throws Exception
     {
         final Path data = commandJournal(0);
+        final String holder = "is in use by pid " + ProcessHandle.current().pid();
         try (DataDirectoryLock held = DataDirectoryLock.acquire(data))
         {
             final Run dump = run("dump", data.toString());
             assertEquals(0, dump.status(), dump.err());
             assertTrue(dump.out().contains(" TICK"), dump.out());
-            assertTrue(dump.err().startsWith("note: " + data + " is in use by pid " + ProcessHandle.current().pid()) &&
-                dump.err().contains("a live server: reading the journals as far as written"), dump.err());
+            assertTrue(dump.err().startsWith("note: " + data + " " + holder) &&
+                dump.err().contains("a live server: printing the journals as far as written"), dump.err());
+
+            final Run verify = run("verify", data.toString());
+            assertEquals(1, verify.status());
+            verify.saysInOneLine("gpux journal verify: " + data + " " + holder);
+            assertTrue(verify.err().contains("a live server: its journals grow while verify replays them; stop the " +
+                "server first"), verify.err());
         }
         assertEquals("", run("dump", data.toString()).err(), "no note once the holder is gone");
+        assertEquals(0, run("verify", data.toString()).status());
     }
 }
