@@ -97,18 +97,19 @@ public final class ServerMain implements Callable<Integer>
             if (clockAnchor != null)
             {
                 final String[] parts = clockAnchor.split(":");
+                final String problem = "--clock-anchor " + clockAnchor + " is not WALL_MS:EXCHANGE_MS (two whole numbers)";
+                if (parts.length != 2)
+                {
+                    throw badOption(problem);
+                }
                 try
                 {
-                    if (parts.length != 2)
-                    {
-                        throw new NumberFormatException();
-                    }
                     wall = Long.parseLong(parts[0]);
                     exchangeTime = Long.parseLong(parts[1]);
                 }
                 catch (final NumberFormatException ex)
                 {
-                    throw badOption("--clock-anchor " + clockAnchor + " is not WALL_MS:EXCHANGE_MS (two whole numbers)");
+                    throw badOption(problem);
                 }
             }
             ctx.clock(new ScaledEpochClock(wall, exchangeTime, clockScale));
