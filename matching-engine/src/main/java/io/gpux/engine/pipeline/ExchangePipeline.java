@@ -74,6 +74,7 @@ public final class ExchangePipeline implements AutoCloseable
         private boolean busySpin;
         private boolean pretouch = true;
         private boolean polled;
+        private boolean announceRestart;
         private Runnable onPublish = () -> { };
 
         public Context dataDir(final Path v)
@@ -190,6 +191,18 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
+        /**
+         * After recovering a journal that holds commands, publish one RESTART command before anything else,
+         * the ticker's first TICK included (docs/market-rules.md section 14): the engine then ends the outage
+         * and cancels the orders of the cancel-on-disconnect sessions the stop left open. Off by default; the
+         * exchange turns it on. See {@link ExchangePipeline#restartSequence()}.
+         */
+        public Context announceRestart(final boolean v)
+        {
+            announceRestart = v;
+            return this;
+        }
+
         /** The output thread's wait strategy alone: blocking leaves the core thread a whole core. */
         public Context outputYielding(final boolean v)
         {
@@ -222,6 +235,8 @@ public final class ExchangePipeline implements AutoCloseable
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
         (slot, seq, unused) -> slot.command().reset(CommandType.TICK, 0);
+    private static final EventTranslatorOneArg<CommandSlot, Object> RESTART =
+        (slot, seq, unused) -> slot.command().reset(CommandType.RESTART, 0);
     private static final EventTranslatorOneArg<CommandSlot, Query> QUERY = (slot, seq, query) ->
     {
         slot.command().reset(CommandType.TICK, 0);
@@ -243,6 +258,8 @@ public final class ExchangePipeline implements AutoCloseable
     private final RingBuffer<CommandSlot> inputRing;
     private final CoreHandler core;
     private final Recovery.Result recovered;
+    /** The command sequence of the RESTART published at start, or 0 if none was. */
+    private final long restartSequence;
     private final AtomicBoolean snapshotRequested = new AtomicBoolean();
     private final Thread ticker;
     private final AgentRunner pretoucher;
@@ -319,6 +336,18 @@ public final class ExchangePipeline implements AutoCloseable
         else
         {
             pretoucher = null;
+        }
+
+        if (ctx.announceRestart && recovered.commandSequence() > 0)
+        {
+            // the ring is empty and nobody else can publish yet: this is the first command after recovery
+            inputRing.publishEvent(RESTART, null);
+            published(true);
+            restartSequence = recovered.commandSequence() + 1;
+        }
+        else
+        {
+            restartSequence = 0;
         }
 
         ticker = new Thread(this::tickLoop, "gpux-ticker");
@@ -460,6 +489,15 @@ public final class ExchangePipeline implements AutoCloseable
     public Recovery.Result recovered()
     {
         return recovered;
+    }
+
+    /**
+     * The command sequence of the RESTART that this start published ({@link Context#announceRestart}), or 0
+     * if it published none (a fresh journal, or not asked to): applied once {@link #appliedCommands()} reaches it.
+     */
+    public long restartSequence()
+    {
+        return restartSequence;
     }
 
     /** Commands applied so far (the last command sequence). Read from any thread. */
