@@ -371,11 +371,10 @@ public final class Exchange implements AutoCloseable
             {
                 AgentRunner.startOnThread(egressRunner);
             }
+            awaitEgress();
+            pipeline.goLive();
             awaitRestartApplied();
-            while (!egress.caughtUp())
-            {
-                Thread.sleep(1);
-            }
+            awaitEgress();
             bootstrapKey = directory.accounts().isEmpty() ? bootstrap() : null;
 
             final ServerBootstrap b = new ServerBootstrap()
@@ -513,6 +512,14 @@ public final class Exchange implements AutoCloseable
     }
 
     /** Cancels every open order of an account (cancel-on-disconnect), retrying while the ring is full. */
+    private void awaitEgress() throws InterruptedException
+    {
+        while (!egress.caughtUp())
+        {
+            Thread.sleep(1);
+        }
+    }
+
     /**
      * After a restart, the engine has ended the outage and cancelled the orders of the cancel-on-disconnect
      * sessions the stop left open before any client can connect (docs/market-rules.md section 14).

@@ -192,10 +192,10 @@ public final class ExchangePipeline implements AutoCloseable
         }
 
         /**
-         * After recovering a journal that holds commands, publish one RESTART command before anything else,
-         * the ticker's first TICK included (docs/market-rules.md section 14): the engine then ends the outage
-         * and cancels the orders of the cancel-on-disconnect sessions the stop left open. Off by default; the
-         * exchange turns it on. See {@link ExchangePipeline#restartSequence()}.
+         * The owner goes live by calling {@link ExchangePipeline#goLive()}: only then is a RESTART journaled
+         * (after recovering a journal that holds commands; docs/market-rules.md section 14) and does the ticker
+         * start, so that the restart's time is as close as possible to the moment clients can connect again.
+         * Off by default (the ticker starts at once and no RESTART is journaled); the exchange turns it on.
          */
         public Context announceRestart(final boolean v)
         {
@@ -258,8 +258,9 @@ public final class ExchangePipeline implements AutoCloseable
     private final RingBuffer<CommandSlot> inputRing;
     private final CoreHandler core;
     private final Recovery.Result recovered;
-    /** The command sequence of the RESTART published at start, or 0 if none was. */
-    private final long restartSequence;
+    /** The command sequence of the RESTART that {@link #goLive()} published, or 0 if none was. */
+    private volatile long restartSequence;
+    private boolean live;
     private final AtomicBoolean snapshotRequested = new AtomicBoolean();
     private final Thread ticker;
     private final AgentRunner pretoucher;
@@ -338,23 +339,11 @@ public final class ExchangePipeline implements AutoCloseable
             pretoucher = null;
         }
 
-        if (ctx.announceRestart && recovered.commandSequence() > 0)
-        {
-            // the ring is empty and nobody else can publish yet: this is the first command after recovery
-            inputRing.publishEvent(RESTART, null);
-            published(true);
-            restartSequence = recovered.commandSequence() + 1;
-        }
-        else
-        {
-            restartSequence = 0;
-        }
-
         ticker = new Thread(this::tickLoop, "gpux-ticker");
         ticker.setDaemon(true);
-        if (ctx.tickIntervalMs > 0)
+        if (!ctx.announceRestart)
         {
-            ticker.start();
+            goLive();
         }
     }
 
@@ -492,8 +481,36 @@ public final class ExchangePipeline implements AutoCloseable
     }
 
     /**
-     * The command sequence of the RESTART that this start published ({@link Context#announceRestart}), or 0
-     * if it published none (a fresh journal, or not asked to): applied once {@link #appliedCommands()} reaches it.
+     * With {@link Context#announceRestart}: journals the RESTART if the recovered journal held commands, then
+     * starts the ticker. Call it once, before anything else is published, when clients are about to be let in.
+     * Without it, the constructor has called it.
+     */
+    public synchronized void goLive()
+    {
+        if (live)
+        {
+            throw new IllegalStateException("already live");
+        }
+        live = true;
+        if (ctx.announceRestart && recovered.commandSequence() > 0)
+        {
+            // nobody has published since recovery: this is the first command after it
+            while (!inputRing.tryPublishEvent(RESTART, null))
+            {
+                Thread.onSpinWait();
+            }
+            published(true);
+            restartSequence = recovered.commandSequence() + 1;
+        }
+        if (ctx.tickIntervalMs > 0)
+        {
+            ticker.start();
+        }
+    }
+
+    /**
+     * The command sequence of the RESTART that {@link #goLive()} published, or 0 if it published none (a fresh
+     * journal, or not asked to): applied once {@link #appliedCommands()} reaches it.
      */
     public long restartSequence()
     {
