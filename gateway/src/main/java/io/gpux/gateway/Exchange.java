@@ -73,10 +73,10 @@ import java.util.function.Consumer;
  */
 public final class Exchange implements AutoCloseable
 {
-    /** Settings, with the defaults of {@link GatewayConfiguration}. */
     /** The length prefix before each frame's Envelope; {@code maxFrameBytes} counts the Envelope alone. */
     static final int FRAME_PREFIX_BYTES = 4;
 
+    /** Settings, with the defaults of {@link GatewayConfiguration}. */
     public static final class Context
     {
         private Path dataDir = Path.of("data");
@@ -309,6 +309,8 @@ public final class Exchange implements AutoCloseable
     /** The egress waits by spinning briefly, then parks until the core has applied a batch. */
     private final WakeableIdleStrategy egressIdle = new WakeableIdleStrategy(200, 20, TimeUnit.MICROSECONDS.toNanos(200));
     private final AtomicLong sessionIds = new AtomicLong();
+    /** Session commands waiting for room in the input ring, oldest first (event loop only). */
+    private final java.util.ArrayDeque<Command> sessionCommands = new java.util.ArrayDeque<>();
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final Channel serverChannel;
@@ -363,6 +365,7 @@ public final class Exchange implements AutoCloseable
                 .durability(ctx.durability)
                 .tickIntervalMs(ctx.tickIntervalMs)
                 .snapshotEvery(ctx.snapshotEvery)
+                .announceRestart(true)
                 .clock(ctx.clock)
                 .log(ctx.log);
             final CorePublisher core;
@@ -448,10 +451,10 @@ public final class Exchange implements AutoCloseable
             {
                 AgentRunner.startOnThread(egressRunner);
             }
-            while (!egress.caughtUp())
-            {
-                Thread.sleep(1);
-            }
+            awaitEgress();
+            pipeline.goLive();
+            awaitRestartApplied();
+            awaitEgress();
             return directory.accounts().isEmpty() ? bootstrap(config) : null;
         }
         catch (final IOException | RuntimeException | InterruptedException ex)
@@ -581,13 +584,87 @@ public final class Exchange implements AutoCloseable
     }
 
     /** Cancels every open order of an account (cancel-on-disconnect), retrying while the ring is full. */
-    void cancelAllOrders(final long accountId)
+    private void awaitEgress() throws InterruptedException
     {
-        final Command c = new Command().reset(CommandType.MASS_CANCEL, 0);
-        c.accountId = accountId;
-        if (!pipeline.tryPublish(c) && !closed && !pipeline.failed())
+        while (!egress.caughtUp())
         {
-            workerGroup.schedule(() -> cancelAllOrders(accountId), 10, TimeUnit.MILLISECONDS);
+            Thread.sleep(1);
+        }
+    }
+
+    /**
+     * After a restart, the engine has ended the outage and cancelled the orders of the cancel-on-disconnect
+     * sessions the stop left open before any client can connect (docs/market-rules.md section 14).
+     */
+    private void awaitRestartApplied() throws IOException, InterruptedException
+    {
+        final long restart = pipeline.restartSequence();
+        while (pipeline.appliedCommands() < restart)
+        {
+            if (pipeline.failed())
+            {
+                throw new IOException("the exchange core stopped while applying the restart");
+            }
+            Thread.sleep(1);
+        }
+        if (restart > 0)
+        {
+            log.accept("restart applied as command " + restart);
+        }
+    }
+
+    /** A session with cancel-on-disconnect logged in: journaled, so that a restart knows to cancel its orders. */
+    void cancelOnDisconnectOpened(final long accountId)
+    {
+        final Command c = new Command().reset(CommandType.COD_SESSION, 0);
+        c.accountId = accountId;
+        publishSessionCommand(c);
+    }
+
+    /** A session with cancel-on-disconnect closed: every order of its account is cancelled, then the session ends. */
+    void cancelOnDisconnectClosed(final long accountId)
+    {
+        final Command cancel = new Command().reset(CommandType.MASS_CANCEL, 0);
+        cancel.accountId = accountId;
+        publishSessionCommand(cancel);
+        final Command closed = new Command().reset(CommandType.COD_SESSION, 0);
+        closed.accountId = accountId;
+        closed.sessionClosed = true;
+        publishSessionCommand(closed);
+    }
+
+    /**
+     * Publishes the commands of session openings and closings in the order they came; while the input ring is
+     * full they wait, and are retried every 10 ms. Event loop only.
+     */
+    private void publishSessionCommand(final Command c)
+    {
+        sessionCommands.add(c);
+        if (sessionCommands.size() == 1)
+        {
+            drainSessionCommands();
+        }
+    }
+
+    private void drainSessionCommands()
+    {
+        while (!sessionCommands.isEmpty())
+        {
+            if (pipeline.tryPublish(sessionCommands.peek()))
+            {
+                sessionCommands.poll();
+            }
+            else if (closed || pipeline.failed())
+            {
+                // a stop: what was not journaled, the next start's RESTART makes up for
+                sessionCommands.clear();
+                return;
+            }
+            else
+            {
+                workerGroup.schedule(this::drainSessionCommands, 10, TimeUnit.MILLISECONDS);
+                return;
+            }
         }
     }
 

@@ -103,7 +103,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             exchange.egress.put(new Egress.Detach(session));
             if (session.cancelOnDisconnect)
             {
-                exchange.cancelAllOrders(session.accountId);
+                exchange.cancelOnDisconnectClosed(session.accountId);
             }
         }
         ctx.fireChannelInactive();
@@ -242,6 +242,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         loginDeadline.cancel(false);
         session = new Session(exchange.nextSessionId(), ctx.channel(), account.id(), account.name(), account.roles(),
             login.getCancelOnDisconnect());
+        if (session.cancelOnDisconnect)
+        {
+            // journaled before the session can place anything, so a crash cannot leave its orders open
+            exchange.cancelOnDisconnectOpened(session.accountId);
+        }
         limiter = new RateLimiter(exchange.ctx.ratePerSecond(), exchange.ctx.rateBurst(), System.nanoTime());
         final Egress.Attach attach = new Egress.Attach(session, login.hasLastSeq() ? login.getLastSeq() : -1,
             exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes(), 0);
