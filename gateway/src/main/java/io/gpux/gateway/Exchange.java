@@ -9,12 +9,14 @@ import io.gpux.engine.replay.ScenarioException;
 import io.gpux.engine.replay.ScenarioParser;
 import io.gpux.engine.replay.Symbols;
 import io.gpux.gateway.auth.Authenticator;
+import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.codec.FrameEncoder;
 import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
+import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -36,6 +38,8 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.BufferedReader;
@@ -102,6 +106,15 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.BURST_PROP, GatewayConfiguration.BURST_DEFAULT);
         private int outboundHighWaterBytes = GatewayConfiguration.intProp(
             GatewayConfiguration.HIGH_WATER_PROP, GatewayConfiguration.HIGH_WATER_DEFAULT);
+        private int maxSessionsPerAccount = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_DEFAULT);
+        private int maxSessions = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_SESSIONS_PROP, GatewayConfiguration.MAX_SESSIONS_DEFAULT);
+        private int loginFailureBurst = GatewayConfiguration.intProp(
+            GatewayConfiguration.LOGIN_FAILURE_BURST_PROP, GatewayConfiguration.LOGIN_FAILURE_BURST_DEFAULT);
+        private int loginFailuresPerSecond = GatewayConfiguration.intProp(
+            GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_PROP, GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_DEFAULT);
+        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private long tickIntervalMs = 100;
         private long snapshotEvery = 1_000_000;
         private boolean sharedLoop = !"dedicated".equals(
@@ -209,6 +222,51 @@ public final class Exchange implements AutoCloseable
             return rateBurst;
         }
 
+        /** Sessions one account may have open at once. */
+        public Context maxSessionsPerAccount(final int v)
+        {
+            maxSessionsPerAccount = v;
+            return this;
+        }
+
+        public int maxSessionsPerAccount()
+        {
+            return maxSessionsPerAccount;
+        }
+
+        /** Sessions the server holds open in all. */
+        public Context maxSessions(final int v)
+        {
+            maxSessions = v;
+            return this;
+        }
+
+        public int maxSessions()
+        {
+            return maxSessions;
+        }
+
+        /** Failed logins allowed at once per source address and per key id. */
+        public Context loginFailureBurst(final int v)
+        {
+            loginFailureBurst = v;
+            return this;
+        }
+
+        /** How many failed logins a second come back to an address's and a key's allowance. */
+        public Context loginFailuresPerSecond(final int v)
+        {
+            loginFailuresPerSecond = v;
+            return this;
+        }
+
+        /** The clock of the gateway's own timing (the login throttle); tests move it by hand. */
+        public Context nanoClock(final NanoClock v)
+        {
+            nanoClock = v;
+            return this;
+        }
+
         public Context outboundHighWaterBytes(final int v)
         {
             outboundHighWaterBytes = v;
@@ -268,7 +326,8 @@ public final class Exchange implements AutoCloseable
         Context conclude()
         {
             if (maxFrameBytes < 256 || heartbeatIntervalMs < 10 || loginTimeoutMs < 10 || ratePerSecond < 1 ||
-                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0)
+                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0 ||
+                maxSessionsPerAccount < 1 || maxSessions < 1 || loginFailureBurst < 1 || loginFailuresPerSecond < 1)
             {
                 throw new IllegalArgumentException("a gateway setting is out of range");
             }
@@ -281,6 +340,9 @@ public final class Exchange implements AutoCloseable
     {
     }
 
+    /** At most one log line about failed and throttled logins in this time. */
+    static final long LOGIN_LOG_INTERVAL_MS = 10_000;
+
     final Context ctx;
     final Consumer<String> log;
     final EpochClock clock;
@@ -289,6 +351,8 @@ public final class Exchange implements AutoCloseable
     final Map<Long, List<GpuTelemetry>> telemetry = new ConcurrentHashMap<>();
     final Map<Long, Long> pendingKeys = new ConcurrentHashMap<>();
     final Authenticator authenticator;
+    final LoginThrottle loginThrottle;
+    final SessionRegistry sessions;
     final ExchangePipeline pipeline;
     final Egress egress;
     final Queries queries;
@@ -314,6 +378,9 @@ public final class Exchange implements AutoCloseable
         this.clock = ctx.clock;
         this.authClock = ctx.authClock;
         authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
+        loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond, ctx.loginFailureBurst, ctx.nanoClock,
+            LOGIN_LOG_INTERVAL_MS, log);
+        sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions);
         egress = new Egress(this::eventReader, directory, this::onCompleted, log);
         final MarketData marketData = new MarketData((marketId, update) ->
             egress.put(new Egress.MarketUpdate(marketId, update)));
@@ -420,6 +487,24 @@ public final class Exchange implements AutoCloseable
         return pipeline;
     }
 
+    /** Failed logins so far (a login's signature, timestamp or nonce refused). */
+    public long failedLogins()
+    {
+        return loginThrottle.failed();
+    }
+
+    /** Logins refused unchecked so far, their address or key having failed too often. */
+    public long throttledLogins()
+    {
+        return loginThrottle.throttled();
+    }
+
+    /** Sessions logged in now. */
+    public int sessionCount()
+    {
+        return sessions.sessions();
+    }
+
     long nextSessionId()
     {
         return sessionIds.incrementAndGet();
@@ -493,13 +578,6 @@ public final class Exchange implements AutoCloseable
                 {
                     directory.keyAdded(assigned, account);
                     response.setAssignedId(assigned).setSecret(authenticator.secretHex(assigned));
-                }
-            }
-            case Session.KIND_REVOKE_KEY ->
-            {
-                if (reject == null)
-                {
-                    directory.keyRevoked(assigned);
                 }
             }
             default ->
