@@ -38,8 +38,14 @@ class RevokeKeyTest
     @BeforeEach
     void start() throws Exception
     {
-        ex = TestExchange.start(c -> c);
+        ex = TestExchange.start(this::settings);
         admin = ex.login(ex.admin);
+    }
+
+    /** The exchange's settings: the default thread layout here. */
+    Exchange.Context settings(final Exchange.Context ctx)
+    {
+        return ctx;
     }
 
     @AfterEach
