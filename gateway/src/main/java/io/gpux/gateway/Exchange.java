@@ -326,10 +326,15 @@ public final class Exchange implements AutoCloseable
         Context conclude()
         {
             if (maxFrameBytes < 256 || heartbeatIntervalMs < 10 || loginTimeoutMs < 10 || ratePerSecond < 1 ||
-                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0 ||
-                maxSessionsPerAccount < 1 || maxSessions < 1 || loginFailureBurst < 1 || loginFailuresPerSecond < 1)
+                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0)
             {
                 throw new IllegalArgumentException("a gateway setting is out of range");
+            }
+            if (maxSessionsPerAccount < 1 || maxSessions < 1 || loginFailureBurst < 1 || loginFailuresPerSecond < 1)
+            {
+                throw new IllegalArgumentException("the session limits and the login throttle's burst and rate must be " +
+                    "at least 1 (sessions per account " + maxSessionsPerAccount + ", sessions " + maxSessions +
+                    ", login failure burst " + loginFailureBurst + ", login failures a second " + loginFailuresPerSecond + ")");
             }
             return this;
         }

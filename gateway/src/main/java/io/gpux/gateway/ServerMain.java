@@ -108,7 +108,15 @@ public final class ServerMain implements Callable<Integer>
             }
             ctx.clock(new ScaledEpochClock(wall, exchangeTime, clockScale));
         }
-        final Exchange exchange = Exchange.start(ctx);
+        final Exchange exchange;
+        try
+        {
+            exchange = Exchange.start(ctx);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), ex.getMessage());
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
