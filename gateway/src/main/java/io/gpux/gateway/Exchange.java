@@ -85,6 +85,9 @@ import java.util.function.Consumer;
 public final class Exchange implements AutoCloseable
 {
     /** Settings, with the defaults of {@link GatewayConfiguration}. */
+    /** The length prefix before each frame's Envelope; {@code maxFrameBytes} counts the Envelope alone. */
+    static final int FRAME_PREFIX_BYTES = 4;
+
     public static final class Context
     {
         private Path dataDir = Path.of("data");
@@ -545,7 +548,8 @@ public final class Exchange implements AutoCloseable
             ch.pipeline()
                 .addLast("idle", new IdleStateHandler(2L * ctx.heartbeatIntervalMs, ctx.heartbeatIntervalMs, 0,
                     TimeUnit.MILLISECONDS))
-                .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(ctx.maxFrameBytes, 0, 4, 0, 4, true))
+                .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(
+                    ctx.maxFrameBytes + FRAME_PREFIX_BYTES, 0, FRAME_PREFIX_BYTES, 0, FRAME_PREFIX_BYTES, true))
                 .addLast(GatewayHandler.DECODER, new RequestDecoder())
                 .addLast("frameEncoder", FrameEncoder.INSTANCE)
                 .addLast("gateway", new GatewayHandler(Exchange.this));

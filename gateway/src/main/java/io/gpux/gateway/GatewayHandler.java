@@ -191,7 +191,8 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     {
         if (cause instanceof TooLongFrameException)
         {
-            fail(ctx, SessionErrorCode.FRAME_TOO_LARGE, cause.getMessage());
+            fail(ctx, SessionErrorCode.FRAME_TOO_LARGE,
+                "an Envelope may be at most " + exchange.ctx.maxFrameBytes() + " bytes (the 4-byte length prefix not counted)");
         }
         else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException)
         {
@@ -215,8 +216,16 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             return;
         }
         closing = true;
-        Frames.writeLastAndClose(ctx.channel(), Envelope.newBuilder().setSessionError(
-            SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build());
+        final Envelope error = Envelope.newBuilder().setSessionError(
+            SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build();
+        if (code == SessionErrorCode.SLOW_CONSUMER)
+        {
+            Frames.cutOff(ctx.channel(), error);
+        }
+        else
+        {
+            Frames.writeLastAndClose(ctx.channel(), error);
+        }
     }
 
     // ---- login
@@ -515,6 +524,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.INVALID_REQUEST, "min_reliability_ppm above 1000000, or a negative field");
             return;
         }
+        if (!HotRequest.isTimeInForce(b.tif))
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, HotRequest.timeInForceProblem(b.tif));
+            return;
+        }
         stage(CommandType.BID);
         staged.marketId = m.id();
         b.toBid(staged);
@@ -528,6 +542,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.INVALID_REQUEST, "gpus out of range");
             return;
         }
+        if (!HotRequest.isTimeInForce(a.tif))
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, HotRequest.timeInForceProblem(a.tif));
+            return;
+        }
         stage(CommandType.ASK);
         a.toAsk(staged);
         publish(ctx, rid, Session.KIND_COMMAND, 0);
@@ -538,6 +557,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         if (!r.hasPrice && !r.hasGpus)
         {
             reply(ctx, rid, Reason.INVALID_REQUEST, "a replace needs a price or gpus");
+            return;
+        }
+        if (r.hasGpus && r.gpus < 0)
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, "gpus out of range");
             return;
         }
         stage(CommandType.REPLACE);
@@ -555,6 +579,12 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         if (!NAME.matcher(r.getName()).matches())
         {
             reply(ctx, rid, Reason.INVALID_REQUEST, "a machine name is 1 to 64 of A-Z a-z 0-9 . _ -");
+            return;
+        }
+        if (Integer.toUnsignedLong(r.getGpus()) > Integer.MAX_VALUE)
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST,
+                "gpus " + Integer.toUnsignedString(r.getGpus()) + " out of range (at most " + Integer.MAX_VALUE + ")");
             return;
         }
         final Directory.MarketEntry m = exchange.directory.market(r.getMarket());
@@ -577,7 +607,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         staged.accountId = session.accountId;
         staged.marketId = m.id();
         staged.name = Directory.engineMachineName(session.accountName, r.getName());
-        staged.gpus = (int)Math.min(Integer.MAX_VALUE, r.getGpus() & 0xFFFFFFFFL);
+        staged.gpus = r.getGpus();
         staged.regionId = Directory.nameId(r.getRegion());
         staged.vramGb = r.getVramGb() == 0 ? Command.ABSENT : r.getVramGb();
         staged.interconnectId = Directory.nameId(r.getInterconnect());
