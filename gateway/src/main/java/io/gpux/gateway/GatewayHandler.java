@@ -59,7 +59,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     /** The pipeline name of the decoder in front of this handler (Exchange's Initializer). */
     static final String DECODER = "protobufDecoder";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    private static final String KEY_REVOKED = "the key of this session was revoked";
+    private static final String KEY_REVOKED = "the session's key was revoked";
     private static final EventTranslatorOneArg<CommandSlot, GatewayHandler> PUBLISH = (slot, seq, h) ->
     {
         slot.command().copyFrom(h.staged);
