@@ -507,6 +507,12 @@ public final class Exchange implements AutoCloseable
         return loginThrottle.throttled();
     }
 
+    /** Logins refused so far because the account or the server had its most sessions. */
+    public long loginsOverSessionLimit()
+    {
+        return loginThrottle.overSessionLimit();
+    }
+
     /** Sessions logged in now. */
     public int sessionCount()
     {

@@ -258,9 +258,12 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             exchange.sessions.register(candidate, keyId -> exchange.directory.keyAccount(keyId) != 0);
         if (refusal != null)
         {
-            exchange.log.accept("login of " + candidate + " refused: " + refusal.message());
-            fail(ctx, exchange.directory.keyAccount(candidate.keyId) == 0 ? SessionErrorCode.AUTHENTICATION_FAILED :
-                SessionErrorCode.SESSION_LIMIT, refusal.message());
+            final boolean revoked = exchange.directory.keyAccount(candidate.keyId) == 0;
+            if (!revoked)
+            {
+                exchange.loginThrottle.onSessionLimit(from, candidate.keyId, refusal.message());
+            }
+            fail(ctx, revoked ? SessionErrorCode.AUTHENTICATION_FAILED : SessionErrorCode.SESSION_LIMIT, refusal.message());
             return;
         }
         loginDeadline.cancel(false);

@@ -87,6 +87,7 @@ class SessionLimitProcessTest
         assertTrue(server.isAlive(), "the server runs on");
         final String log = Files.readString(dir.resolve("server.log"));
         assertFalse(log.contains("OutOfMemoryError"), log);
+        assertTrue(log.contains("logins: 0 failed, 0 throttled, 1 over a session limit"), "the first refusal is logged: " + log);
     }
 
     private int startServer() throws IOException, InterruptedException

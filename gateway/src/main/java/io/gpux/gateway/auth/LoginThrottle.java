@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * its next try). Successful logins cost nothing: many sessions from one address (a market maker, a
  * simulator) are limited by the session limits, not here.
  *
- * <p>Failures and refusals are counted ({@link #failed()}, {@link #throttled()}) and logged, at most
+ * <p>Failures and refusals are counted ({@link #failed()}, {@link #throttled()}, {@link #overSessionLimit()}) and logged, at most
  * one line per {@code logInterval} (the first at once, then a summary of what came since), so a
  * flood cannot flood the log. Time comes from the injected clock; one lock, on the login path only.
  */
@@ -36,10 +36,12 @@ public final class LoginThrottle
     private final Map<Long, long[]> byKey = new HashMap<>();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong throttled = new AtomicLong();
+    private final AtomicLong overLimit = new AtomicLong();
     private long lastLogAt;
     private boolean loggedOnce;
     private long failedSinceLog;
     private long throttledSinceLog;
+    private long overLimitSinceLog;
 
     public LoginThrottle(
         final long failuresPerSecond, final long burst, final NanoClock clock, final long logIntervalMs,
@@ -87,6 +89,23 @@ public final class LoginThrottle
         take(bucket(byAddress, address, now), now);
         take(bucket(byKey, keyId, now), now);
         maybeLog(now, address, keyId, code + " " + message);
+    }
+
+    /**
+     * A login that passed its check found its account or the server at its session limit: counted and
+     * logged like the failures (its credentials were good, so it takes no token).
+     */
+    public synchronized void onSessionLimit(final InetAddress address, final long keyId, final String message)
+    {
+        overLimit.incrementAndGet();
+        overLimitSinceLog++;
+        maybeLog(clock.nanoTime(), address, keyId, "SESSION_LIMIT " + message);
+    }
+
+    /** Logins refused so far because a session limit was reached. */
+    public long overSessionLimit()
+    {
+        return overLimit.get();
     }
 
     /** Failed logins so far. */
@@ -142,12 +161,14 @@ public final class LoginThrottle
             return;
         }
         final String since = loggedOnce ? " in the last " + TimeUnit.NANOSECONDS.toSeconds(now - lastLogAt) + " s" : "";
-        log.accept("logins: " + failedSinceLog + " failed, " + throttledSinceLog + " throttled" + since +
-            " (latest: " + (address == null ? "?" : address.getHostAddress()) + ", key " + keyId + ": " + what +
-            "); in all " + failed.get() + " failed, " + throttled.get() + " throttled");
+        log.accept("logins: " + failedSinceLog + " failed, " + throttledSinceLog + " throttled, " + overLimitSinceLog +
+            " over a session limit" + since + " (latest: " + (address == null ? "?" : address.getHostAddress()) + ", key " +
+            keyId + ": " + what + "); in all " + failed.get() + " failed, " + throttled.get() + " throttled, " +
+            overLimit.get() + " over a session limit");
         loggedOnce = true;
         lastLogAt = now;
         failedSinceLog = 0;
         throttledSinceLog = 0;
+        overLimitSinceLog = 0;
     }
 }

@@ -89,5 +89,8 @@ class LoginThrottleTest
         final String summary = log.get(1);
         assertTrue(summary.contains("failed") && summary.contains("throttled") && summary.contains("10.0.0.1"), summary);
         assertEquals(throttle.failed() + throttle.throttled(), 10_001, "every attempt counted once");
+        throttle.onSessionLimit(flooder, 5, "account x has its maximum of 64 sessions: log one out first");
+        assertEquals(1, throttle.overSessionLimit());
+        assertEquals(2, log.size(), "logged with the next summary, not at once");
     }
 }
