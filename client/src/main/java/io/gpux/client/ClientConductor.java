@@ -579,6 +579,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
     private static boolean isFatal(final SessionErrorCode code)
     {
         return code == SessionErrorCode.AUTHENTICATION_FAILED
+            || code == SessionErrorCode.KEY_REVOKED
             || code == SessionErrorCode.RESEND_UNAVAILABLE
             || code == SessionErrorCode.PROTOCOL_VIOLATION;
     }

@@ -7,12 +7,14 @@ import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
 import io.gpux.gateway.auth.Authenticator;
+import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.codec.FrameEncoder;
 import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
+import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -34,6 +36,8 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
@@ -98,6 +102,15 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.BURST_PROP, GatewayConfiguration.BURST_DEFAULT);
         private int outboundHighWaterBytes = GatewayConfiguration.intProp(
             GatewayConfiguration.HIGH_WATER_PROP, GatewayConfiguration.HIGH_WATER_DEFAULT);
+        private int maxSessionsPerAccount = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_DEFAULT);
+        private int maxSessions = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_SESSIONS_PROP, GatewayConfiguration.MAX_SESSIONS_DEFAULT);
+        private int loginFailureBurst = GatewayConfiguration.intProp(
+            GatewayConfiguration.LOGIN_FAILURE_BURST_PROP, GatewayConfiguration.LOGIN_FAILURE_BURST_DEFAULT);
+        private int loginFailuresPerSecond = GatewayConfiguration.intProp(
+            GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_PROP, GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_DEFAULT);
+        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private long tickIntervalMs = 100;
         private long snapshotEvery = 1_000_000;
         private boolean sharedLoop = !"dedicated".equals(
@@ -205,6 +218,51 @@ public final class Exchange implements AutoCloseable
             return rateBurst;
         }
 
+        /** Sessions one account may have open at once. */
+        public Context maxSessionsPerAccount(final int v)
+        {
+            maxSessionsPerAccount = v;
+            return this;
+        }
+
+        public int maxSessionsPerAccount()
+        {
+            return maxSessionsPerAccount;
+        }
+
+        /** Sessions the server holds open in all. */
+        public Context maxSessions(final int v)
+        {
+            maxSessions = v;
+            return this;
+        }
+
+        public int maxSessions()
+        {
+            return maxSessions;
+        }
+
+        /** Failed logins allowed at once per source address and per key id. */
+        public Context loginFailureBurst(final int v)
+        {
+            loginFailureBurst = v;
+            return this;
+        }
+
+        /** How many failed logins a second come back to an address's and a key's allowance. */
+        public Context loginFailuresPerSecond(final int v)
+        {
+            loginFailuresPerSecond = v;
+            return this;
+        }
+
+        /** The clock of the gateway's own timing (the login throttle); tests move it by hand. */
+        public Context nanoClock(final NanoClock v)
+        {
+            nanoClock = v;
+            return this;
+        }
+
         public Context outboundHighWaterBytes(final int v)
         {
             outboundHighWaterBytes = v;
@@ -274,6 +332,12 @@ public final class Exchange implements AutoCloseable
             {
                 throw new IllegalArgumentException("port " + port + " is out of range: 0 (any free one) to 65535");
             }
+            if (maxSessionsPerAccount < 1 || maxSessions < 1 || loginFailureBurst < 1 || loginFailuresPerSecond < 1)
+            {
+                throw new IllegalArgumentException("the session limits and the login throttle's burst and rate must be " +
+                    "at least 1 (sessions per account " + maxSessionsPerAccount + ", sessions " + maxSessions +
+                    ", login failure burst " + loginFailureBurst + ", login failures a second " + loginFailuresPerSecond + ")");
+            }
             return this;
         }
 
@@ -291,6 +355,9 @@ public final class Exchange implements AutoCloseable
     {
     }
 
+    /** At most one log line about failed and throttled logins in this time. */
+    static final long LOGIN_LOG_INTERVAL_MS = 10_000;
+
     final Context ctx;
     final Consumer<String> log;
     final EpochClock clock;
@@ -299,6 +366,8 @@ public final class Exchange implements AutoCloseable
     final Map<Long, List<GpuTelemetry>> telemetry = new ConcurrentHashMap<>();
     final Map<Long, Long> pendingKeys = new ConcurrentHashMap<>();
     final Authenticator authenticator;
+    final LoginThrottle loginThrottle;
+    final SessionRegistry sessions;
     final ExchangePipeline pipeline;
     final Egress egress;
     final Queries queries;
@@ -355,6 +424,9 @@ public final class Exchange implements AutoCloseable
         try
         {
             authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
+            loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond, ctx.loginFailureBurst, ctx.nanoClock,
+                LOGIN_LOG_INTERVAL_MS, log);
+            sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions);
             egress = new Egress(this::eventReader, directory, this::onCompleted, log);
             final MarketData marketData = new MarketData((marketId, update) ->
                 egress.put(new Egress.MarketUpdate(marketId, update)));
@@ -494,6 +566,30 @@ public final class Exchange implements AutoCloseable
         return pipeline;
     }
 
+    /** Failed logins so far (a login's signature, timestamp or nonce refused). */
+    public long failedLogins()
+    {
+        return loginThrottle.failed();
+    }
+
+    /** Logins refused unchecked so far, their address or key having failed too often. */
+    public long throttledLogins()
+    {
+        return loginThrottle.throttled();
+    }
+
+    /** Logins refused so far because the account or the server had its most sessions. */
+    public long loginsOverSessionLimit()
+    {
+        return loginThrottle.overSessionLimit();
+    }
+
+    /** Sessions logged in now. */
+    public int sessionCount()
+    {
+        return sessions.sessions();
+    }
+
     long nextSessionId()
     {
         return sessionIds.incrementAndGet();
@@ -568,13 +664,6 @@ public final class Exchange implements AutoCloseable
                 {
                     directory.keyAdded(assigned, account);
                     response.setAssignedId(assigned).setSecret(authenticator.secretHex(assigned));
-                }
-            }
-            case Session.KIND_REVOKE_KEY ->
-            {
-                if (reject == null)
-                {
-                    directory.keyRevoked(assigned);
                 }
             }
             default ->

@@ -48,6 +48,25 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--heartbeat-ms", description = "session heartbeat interval (default ${DEFAULT-VALUE})")
     int heartbeatMs = GatewayConfiguration.HEARTBEAT_DEFAULT;
 
+    @Option(names = "--max-sessions-per-account", description = "sessions one account may have open at once " +
+        "(default ${DEFAULT-VALUE})")
+    int maxSessionsPerAccount = GatewayConfiguration.intProp(GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_PROP,
+        GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_DEFAULT);
+
+    @Option(names = "--max-sessions", description = "sessions the server holds open in all (default ${DEFAULT-VALUE})")
+    int maxSessions = GatewayConfiguration.intProp(GatewayConfiguration.MAX_SESSIONS_PROP,
+        GatewayConfiguration.MAX_SESSIONS_DEFAULT);
+
+    @Option(names = "--login-failure-burst", description = "failed logins allowed at once per source address and per " +
+        "key before logins are refused unchecked (default ${DEFAULT-VALUE})")
+    int loginFailureBurst = GatewayConfiguration.intProp(GatewayConfiguration.LOGIN_FAILURE_BURST_PROP,
+        GatewayConfiguration.LOGIN_FAILURE_BURST_DEFAULT);
+
+    @Option(names = "--login-failures-per-second", description = "how many failed logins a second an address or a key " +
+        "gets back (default ${DEFAULT-VALUE})")
+    int loginFailuresPerSecond = GatewayConfiguration.intProp(GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_PROP,
+        GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_DEFAULT);
+
     @Option(names = "--admin-key-file", description = "also write a fresh exchange's admin key here (key-id:secret, mode 0600)")
     Path adminKeyFile;
 
@@ -89,7 +108,9 @@ public final class ServerMain implements Callable<Integer>
         checkOptions();
         final Exchange.Context ctx = new Exchange.Context()
             .dataDir(data).configFile(config).durability(durability).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
-            .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros);
+            .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros)
+            .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions)
+            .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond);
         if (clockScale != 1 || clockAnchor != null)
         {
             long wall = System.currentTimeMillis();
@@ -114,7 +135,15 @@ public final class ServerMain implements Callable<Integer>
             }
             ctx.clock(new ScaledEpochClock(wall, exchangeTime, clockScale));
         }
-        final Exchange exchange = Exchange.start(ctx);
+        final Exchange exchange;
+        try
+        {
+            exchange = Exchange.start(ctx);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), ex.getMessage());
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
