@@ -15,6 +15,7 @@ import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
+import io.gpux.gateway.tls.ServerTls;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -42,7 +43,9 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -110,6 +113,8 @@ public final class Exchange implements AutoCloseable
         private EpochClock clock = SystemEpochClock.INSTANCE;
         private EpochClock authClock = SystemEpochClock.INSTANCE;
         private Consumer<String> log = System.err::println;
+        private ServerTls tls;
+        private boolean allowPlaintext;
 
         public Context dataDir(final Path v)
         {
@@ -265,8 +270,36 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
+        /** TLS on every connection (an {@link io.netty.handler.ssl.SslHandler} first in its pipeline); null: plain TCP. */
+        public Context tls(final ServerTls v)
+        {
+            tls = v;
+            return this;
+        }
+
+        public ServerTls tls()
+        {
+            return tls;
+        }
+
+        /**
+         * Whether plain TCP may listen on an address other than loopback; default false: without
+         * {@link #tls(ServerTls)} such a bind is refused before anything is opened.
+         */
+        public Context allowPlaintext(final boolean v)
+        {
+            allowPlaintext = v;
+            return this;
+        }
+
         Context conclude()
         {
+            if (tls == null && !allowPlaintext && !isLoopback(bind))
+            {
+                throw new IllegalArgumentException("refusing plain TCP on " + bind + ": it is not a loopback address, so " +
+                    "logins and orders would cross the network unencrypted; give --tls-cert and --tls-key (or " +
+                    "--tls-self-signed), or --allow-plaintext");
+            }
             if (maxFrameBytes < 256 || heartbeatIntervalMs < 10 || loginTimeoutMs < 10 || ratePerSecond < 1 ||
                 rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0)
             {
@@ -276,10 +309,26 @@ public final class Exchange implements AutoCloseable
         }
     }
 
+    /** Whether {@code address} is a loopback address (a name is looked up). */
+    static boolean isLoopback(final String address)
+    {
+        try
+        {
+            return InetAddress.getByName(address).isLoopbackAddress();
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("cannot listen on " + address + ": unknown host");
+        }
+    }
+
     /** A key made at this start (the bootstrap admin key of a fresh exchange). */
     public record Key(String account, long keyId, String secret)
     {
     }
+
+    /** The name of the TLS handler in a connection's pipeline. */
+    static final String TLS_HANDLER = "tls";
 
     final Context ctx;
     final Consumer<String> log;
@@ -313,6 +362,11 @@ public final class Exchange implements AutoCloseable
         this.log = ctx.log;
         this.clock = ctx.clock;
         this.authClock = ctx.authClock;
+        if (ctx.tls == null && !isLoopback(ctx.bind))
+        {
+            log.accept("warning: plain TCP on " + ctx.bind + " (--allow-plaintext): logins, orders and fills cross the " +
+                "network unencrypted");
+        }
         authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
         egress = new Egress(this::eventReader, directory, this::onCompleted, log);
         final MarketData marketData = new MarketData((marketId, update) ->
@@ -385,7 +439,8 @@ public final class Exchange implements AutoCloseable
                     new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
                 .childHandler(new Initializer());
             serverChannel = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).sync().channel();
-            log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll" : " (nio") +
+            log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls != null ? " over TLS" : "") +
+                (epoll ? " (epoll" : " (nio") +
                 (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
         }
         catch (final RuntimeException | InterruptedException ex)
@@ -445,13 +500,17 @@ public final class Exchange implements AutoCloseable
         log.accept("egress error: " + t);
     }
 
-    /** The pipeline's netty initializer: every handler named. */
+    /** The pipeline's netty initializer: every handler named; with TLS, the {@code tls} handler first. */
     private final class Initializer extends ChannelInitializer<SocketChannel>
     {
         @Override
         protected void initChannel(final SocketChannel ch)
         {
             connections.add(ch);
+            if (ctx.tls != null)
+            {
+                ch.pipeline().addLast(TLS_HANDLER, ctx.tls.newHandler(ch.alloc()));
+            }
             ch.pipeline()
                 .addLast("idle", new IdleStateHandler(2L * ctx.heartbeatIntervalMs, ctx.heartbeatIntervalMs, 0,
                     TimeUnit.MILLISECONDS))

@@ -1,13 +1,20 @@
 package io.gpux.gateway;
 
 import io.gpux.engine.pipeline.Durability;
+import io.gpux.gateway.tls.ServerTls;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -62,6 +69,21 @@ public final class ServerMain implements Callable<Integer>
         SHARED, DEDICATED
     }
 
+    @Option(names = "--tls-cert", paramLabel = "FILE", description = "TLS: the server's certificate chain (PEM); " +
+        "with --tls-key, every connection is TLS 1.3 or 1.2")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "TLS: the certificate's private key (PEM)")
+    Path tlsKey;
+
+    @Option(names = "--tls-self-signed", description = "TLS with a self-signed certificate, made on first start in " +
+        "DATA/tls/ and kept; clients pin the fingerprint printed at start")
+    boolean tlsSelfSigned;
+
+    @Option(names = "--allow-plaintext", description = "allow plain TCP on an address other than loopback " +
+        "(refused by default)")
+    boolean allowPlaintext;
+
     @Option(names = "--port-file", description = "write the port listened on here once ready (for scripts and tests)")
     Path portFile;
 
@@ -70,7 +92,16 @@ public final class ServerMain implements Callable<Integer>
     {
         final Exchange.Context ctx = new Exchange.Context()
             .dataDir(data).configFile(config).durability(durability).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
-            .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros);
+            .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros).allowPlaintext(allowPlaintext);
+        try
+        {
+            ctx.tls(serverTls());
+        }
+        catch (final IllegalArgumentException | IOException ex)
+        {
+            System.err.println("gpux server: " + ex.getMessage());
+            return 2;
+        }
         if (clockScale != 1 || clockAnchor != null)
         {
             long wall = System.currentTimeMillis();
@@ -87,7 +118,16 @@ public final class ServerMain implements Callable<Integer>
             }
             ctx.clock(new ScaledEpochClock(wall, exchangeTime, clockScale));
         }
-        final Exchange exchange = Exchange.start(ctx);
+        final Exchange exchange;
+        try
+        {
+            exchange = Exchange.start(ctx);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("gpux server: " + ex.getMessage());
+            return 2;
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
@@ -110,10 +150,63 @@ public final class ServerMain implements Callable<Integer>
         {
             writePrivate(portFile, exchange.port() + "\n");
         }
-        System.out.println("gpux server: listening on " + bind + ":" + exchange.port() + ", data in " + data.toAbsolutePath());
+        final ServerTls tls = ctx.tls();
+        if (tls != null)
+        {
+            if (tls.madeNow())
+            {
+                System.out.println("gpux server: made a self-signed TLS certificate: " + tls.certificateFile().toAbsolutePath());
+            }
+            System.out.println("gpux server: TLS certificate fingerprint " + tls.fingerprint());
+            System.out.println("  clients pin it with --tls-fingerprint " + tls.fingerprint());
+        }
+        System.out.println("gpux server: listening on " + bind + ":" + exchange.port() + (tls != null ? " (TLS)" : "") +
+            ", data in " + data.toAbsolutePath());
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    /** The TLS settings the options ask for, or null for plain TCP. */
+    private ServerTls serverTls() throws IOException
+    {
+        if (tlsSelfSigned)
+        {
+            if (tlsCert != null || tlsKey != null)
+            {
+                throw new IllegalArgumentException("--tls-self-signed makes its own certificate: give it, or --tls-cert " +
+                    "and --tls-key, not both");
+            }
+            return ServerTls.selfSigned(data, selfSignedNames(), Instant.now());
+        }
+        if (tlsCert == null && tlsKey == null)
+        {
+            return null;
+        }
+        if (tlsCert == null || tlsKey == null)
+        {
+            throw new IllegalArgumentException("TLS needs both --tls-cert FILE and --tls-key FILE");
+        }
+        return ServerTls.fromPem(tlsCert, tlsKey);
+    }
+
+    /** The names a self-signed certificate is made for: this machine, and the bind address if it is a particular one. */
+    private List<String> selfSignedNames()
+    {
+        final List<String> names = new ArrayList<>(List.of("localhost", "127.0.0.1", "::1"));
+        try
+        {
+            final InetAddress address = InetAddress.getByName(bind);
+            if (!address.isAnyLocalAddress() && !address.isLoopbackAddress())
+            {
+                names.add(bind);
+            }
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("cannot listen on " + bind + ": unknown host");
+        }
+        return names;
     }
 
     private static void writePrivate(final Path file, final String text) throws java.io.IOException
