@@ -146,10 +146,6 @@ public final class ServerMain implements Callable<Integer>
                 writePrivate(adminKeyFile, key.keyId() + ":" + key.secret() + "\n");
             }
         }
-        if (portFile != null)
-        {
-            writePrivate(portFile, exchange.port() + "\n");
-        }
         final ServerTls tls = ctx.tls();
         if (tls != null)
         {
@@ -159,6 +155,10 @@ public final class ServerMain implements Callable<Integer>
             }
             System.out.println("gpux server: TLS certificate fingerprint " + tls.fingerprint());
             System.out.println("  clients pin it with --tls-fingerprint " + tls.fingerprint());
+        }
+        if (portFile != null)
+        {
+            writePrivate(portFile, exchange.port() + "\n");
         }
         System.out.println("gpux server: listening on " + bind + ":" + exchange.port() + (tls != null ? " (TLS)" : "") +
             ", data in " + data.toAbsolutePath());
