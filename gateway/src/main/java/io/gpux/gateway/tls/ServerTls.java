@@ -139,13 +139,20 @@ public final class ServerTls
             throw new IOException("TLS key file " + file + " is not a PEM private key: " + ex.getMessage(), ex);
         }
         final JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
-        if (object instanceof PEMKeyPair pair)
+        try
         {
-            return converter.getPrivateKey(pair.getPrivateKeyInfo());
+            if (object instanceof PEMKeyPair pair)
+            {
+                return converter.getPrivateKey(pair.getPrivateKeyInfo());
+            }
+            if (object instanceof PrivateKeyInfo info)
+            {
+                return converter.getPrivateKey(info);
+            }
         }
-        if (object instanceof PrivateKeyInfo info)
+        catch (final IOException | RuntimeException ex)
         {
-            return converter.getPrivateKey(info);
+            throw new IOException("TLS key file " + file + " holds a key that cannot be used: " + ex.getMessage(), ex);
         }
         throw new IOException("TLS key file " + file + " holds no unencrypted private key (PEM: BEGIN PRIVATE KEY, " +
             "BEGIN RSA PRIVATE KEY or BEGIN EC PRIVATE KEY)");

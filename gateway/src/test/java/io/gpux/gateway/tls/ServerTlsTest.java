@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -19,6 +20,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import org.bouncycastle.asn1.sec.ECPrivateKey;
+import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.util.io.pem.PemObject;
+import org.bouncycastle.util.io.pem.PemWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -78,6 +83,18 @@ class ServerTlsTest
         assertArrayEquals(leaf.certificate().getEncoded(), tls.certificate().getEncoded());
         assertEquals(Certificates.fingerprint(leaf.certificate()), tls.fingerprint());
         assertFalse(tls.madeNow());
+
+        // the same key in SEC1 form, with its curve and public key (what openssl ecparam -genkey writes)
+        final SubjectPublicKeyInfo publicKey = SubjectPublicKeyInfo.getInstance(leaf.keys().getPublic().getEncoded());
+        final ECPrivateKey sec1Key = new ECPrivateKey(256, ((java.security.interfaces.ECPrivateKey)leaf.keys().getPrivate())
+            .getS(), publicKey.getPublicKeyData(), publicKey.getAlgorithm().getParameters());
+        final StringWriter sec1 = new StringWriter();
+        try (PemWriter writer = new PemWriter(sec1))
+        {
+            writer.writeObject(new PemObject("EC PRIVATE KEY", sec1Key.getEncoded()));
+        }
+        final Path sec1File = Files.writeString(dir.resolve("key-sec1.pem"), sec1.toString());
+        assertEquals(tls.fingerprint(), ServerTls.fromPem(certFile, sec1File).fingerprint());
 
         final SslHandler handler = tls.newHandler(ByteBufAllocator.DEFAULT);
         assertFalse(handler.engine().getUseClientMode());
