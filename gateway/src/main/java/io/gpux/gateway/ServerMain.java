@@ -26,7 +26,8 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--port", description = "TCP port (0: any free one; default ${DEFAULT-VALUE})")
     int port = GatewayConfiguration.PORT_DEFAULT;
 
-    @Option(names = "--bind", description = "address to listen on (default ${DEFAULT-VALUE}: this machine only)")
+    @Option(names = "--bind", description = "address to listen on (default ${DEFAULT-VALUE}: this machine only; " +
+        "any other address needs TLS or --allow-plaintext)")
     String bind = GatewayConfiguration.BIND_DEFAULT;
 
     @Option(names = "--data", description = "data directory: journals, snapshots, master key (default ${DEFAULT-VALUE})")
