@@ -15,6 +15,7 @@ import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
 import io.gpux.gateway.session.SessionRegistry;
+import io.gpux.gateway.tls.ServerTls;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -41,7 +42,9 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,6 +122,8 @@ public final class Exchange implements AutoCloseable
         private EpochClock clock = SystemEpochClock.INSTANCE;
         private EpochClock authClock = SystemEpochClock.INSTANCE;
         private Consumer<String> log = System.err::println;
+        private ServerTls tls;
+        private boolean allowPlaintext;
 
         public Context dataDir(final Path v)
         {
@@ -319,8 +324,36 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
+        /** TLS on every connection (an {@link io.netty.handler.ssl.SslHandler} first in its pipeline); null: plain TCP. */
+        public Context tls(final ServerTls v)
+        {
+            tls = v;
+            return this;
+        }
+
+        public ServerTls tls()
+        {
+            return tls;
+        }
+
+        /**
+         * Whether plain TCP may listen on an address other than loopback; default false: without
+         * {@link #tls(ServerTls)} such a bind is refused before anything is opened.
+         */
+        public Context allowPlaintext(final boolean v)
+        {
+            allowPlaintext = v;
+            return this;
+        }
+
         Context conclude()
         {
+            if (tls == null && !allowPlaintext && !isLoopback(bind))
+            {
+                throw new IllegalArgumentException("refusing plain TCP on " + bind + ": it is not a loopback address, so " +
+                    "logins and orders would cross the network unencrypted; give --tls-cert and --tls-key (or " +
+                    "--tls-self-signed), or --allow-plaintext");
+            }
             atLeast("maxFrameBytes", maxFrameBytes, 256);
             atLeast("heartbeatIntervalMs", heartbeatIntervalMs, 10);
             atLeast("loginTimeoutMs", loginTimeoutMs, 10);
@@ -350,6 +383,19 @@ public final class Exchange implements AutoCloseable
         }
     }
 
+    /** Whether {@code address} is a loopback address (a name is looked up). */
+    static boolean isLoopback(final String address)
+    {
+        try
+        {
+            return InetAddress.getByName(address).isLoopbackAddress();
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("cannot listen on " + address + ": unknown host");
+        }
+    }
+
     /** A key made at this start (the bootstrap admin key of a fresh exchange). */
     public record Key(String account, long keyId, String secret)
     {
@@ -357,6 +403,9 @@ public final class Exchange implements AutoCloseable
 
     /** At most one log line about failed and throttled logins in this time. */
     static final long LOGIN_LOG_INTERVAL_MS = 10_000;
+
+    /** The name of the TLS handler in a connection's pipeline. */
+    static final String TLS_HANDLER = "tls";
 
     final Context ctx;
     final Consumer<String> log;
@@ -398,6 +447,11 @@ public final class Exchange implements AutoCloseable
         this.authClock = ctx.authClock;
         final List<Command> config = ExchangeConfig.read(ctx.configFile);
         dataLock = DataDirectoryLock.acquire(ctx.dataDir);
+        if (ctx.tls == null && !isLoopback(ctx.bind))
+        {
+            log.accept("warning: plain TCP on " + ctx.bind + " (--allow-plaintext): logins, orders and fills cross the " +
+                "network unencrypted");
+        }
         final boolean epoll = Epoll.isAvailable();
         final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         if (ctx.sharedLoop)
@@ -466,7 +520,8 @@ public final class Exchange implements AutoCloseable
         }
         // accept connections only now: the exchange has recovered and a fresh one has its admin key
         serverChannel.config().setAutoRead(true);
-        log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll" : " (nio") +
+        log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls != null ? " over TLS" : "") +
+            (epoll ? " (epoll" : " (nio") +
             (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
     }
 
@@ -615,13 +670,17 @@ public final class Exchange implements AutoCloseable
         log.accept("egress error: " + t);
     }
 
-    /** The pipeline's netty initializer: every handler named. */
+    /** The pipeline's netty initializer: every handler named; with TLS, the {@code tls} handler first. */
     private final class Initializer extends ChannelInitializer<SocketChannel>
     {
         @Override
         protected void initChannel(final SocketChannel ch)
         {
             connections.add(ch);
+            if (ctx.tls != null)
+            {
+                ch.pipeline().addLast(TLS_HANDLER, ctx.tls.newHandler(ch.alloc()));
+            }
             ch.pipeline()
                 .addLast("idle", new IdleStateHandler(2L * ctx.heartbeatIntervalMs, ctx.heartbeatIntervalMs, 0,
                     TimeUnit.MILLISECONDS))

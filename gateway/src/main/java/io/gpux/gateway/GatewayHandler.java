@@ -31,6 +31,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 
@@ -41,6 +42,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+
+import javax.net.ssl.SSLException;
 
 /**
  * One connection: login, then requests. Everything here runs on the connection's event loop and
@@ -189,7 +192,12 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
-        if (cause instanceof TooLongFrameException)
+        if (cause instanceof NotSslRecordException || cause instanceof SSLException || cause.getCause() instanceof SSLException)
+        {
+            // TLS failed (a plain client on a TLS port, a failed handshake): no frame can reach the peer
+            ctx.close();
+        }
+        else if (cause instanceof TooLongFrameException)
         {
             fail(ctx, SessionErrorCode.FRAME_TOO_LARGE,
                 "an Envelope may be at most " + exchange.ctx.maxFrameBytes() + " bytes (the 4-byte length prefix not counted)");

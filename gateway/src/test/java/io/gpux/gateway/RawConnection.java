@@ -74,6 +74,15 @@ final class RawConnection implements AutoCloseable
         in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 64 * 1024));
     }
 
+    /** Frames over a socket connected already (a TLS socket, say). */
+    RawConnection(final Socket connected) throws IOException
+    {
+        socket = connected;
+        socket.setSoTimeout(5000);
+        out = new DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream(), 64 * 1024));
+        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 64 * 1024));
+    }
+
     synchronized void send(final Envelope env) throws IOException
     {
         final byte[] bytes = env.toByteArray();
