@@ -88,13 +88,13 @@ class ServerTlsProcessTest
         assertEquals(2, server.exitValue(), read(out));
         assertEquals("gpux server: refusing plain TCP on 0.0.0.0: it is not a loopback address, so logins and orders " +
             "would cross the network unencrypted; give --tls-cert and --tls-key (or --tls-self-signed), or " +
-            "--allow-plaintext\n", read(out));
+            "--allow-plaintext; see gpux server --help\n", read(out));
         assertFalse(Files.exists(data), "refused before making anything");
 
         final Process half = start(out, "--tls-cert", dir.resolve("cert.pem").toString(), "--data", data.toString());
         assertTrue(half.waitFor(60, TimeUnit.SECONDS), "the server exits");
         assertEquals(2, half.exitValue(), read(out));
-        assertEquals("gpux server: TLS needs both --tls-cert FILE and --tls-key FILE\n", read(out));
+        assertEquals("gpux server: TLS needs both --tls-cert FILE and --tls-key FILE; see gpux server --help\n", read(out));
     }
 
     private Process start(final Path out, final String... args) throws Exception
