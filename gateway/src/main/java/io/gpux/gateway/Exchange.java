@@ -102,6 +102,10 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.BURST_PROP, GatewayConfiguration.BURST_DEFAULT);
         private int outboundHighWaterBytes = GatewayConfiguration.intProp(
             GatewayConfiguration.HIGH_WATER_PROP, GatewayConfiguration.HIGH_WATER_DEFAULT);
+        private int maxResendsPerAccount = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_DEFAULT);
+        private int maxResends = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_RESENDS_PROP, GatewayConfiguration.MAX_RESENDS_DEFAULT);
         private long tickIntervalMs = 100;
         private long snapshotEvery = 1_000_000;
         private boolean sharedLoop = !"dedicated".equals(
@@ -215,6 +219,30 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
+        /** Resends one account may have in progress; a Login asking for one more is refused (TOO_MANY_RESENDS). */
+        public Context maxResendsPerAccount(final int v)
+        {
+            maxResendsPerAccount = v;
+            return this;
+        }
+
+        public int maxResendsPerAccount()
+        {
+            return maxResendsPerAccount;
+        }
+
+        /** Resends the gateway may have in progress in all; a Login asking for one more is refused (TOO_MANY_RESENDS). */
+        public Context maxResends(final int v)
+        {
+            maxResends = v;
+            return this;
+        }
+
+        public int maxResends()
+        {
+            return maxResends;
+        }
+
         public Context tickIntervalMs(final long v)
         {
             tickIntervalMs = v;
@@ -268,7 +296,8 @@ public final class Exchange implements AutoCloseable
         Context conclude()
         {
             if (maxFrameBytes < 256 || heartbeatIntervalMs < 10 || loginTimeoutMs < 10 || ratePerSecond < 1 ||
-                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0)
+                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0 ||
+                maxResendsPerAccount < 1 || maxResends < 1)
             {
                 throw new IllegalArgumentException("a gateway setting is out of range");
             }
@@ -314,7 +343,8 @@ public final class Exchange implements AutoCloseable
         this.clock = ctx.clock;
         this.authClock = ctx.authClock;
         authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
-        egress = new Egress(this::eventReader, directory, this::onCompleted, log);
+        egress = new Egress(this::eventReader, directory, this::onCompleted,
+            new Egress.ResendLimits(ctx.maxResendsPerAccount, ctx.maxResends, ctx.outboundHighWaterBytes), log);
         final MarketData marketData = new MarketData((marketId, update) ->
             egress.put(new Egress.MarketUpdate(marketId, update)));
         queries = new Queries(directory, marketData, telemetry);

@@ -101,7 +101,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         if (session != null)
         {
             exchange.egress.put(new Egress.Detach(session));
-            if (session.cancelOnDisconnect)
+            if (session.cancelOnDisconnect && !session.refused)
             {
                 exchange.cancelAllOrders(session.accountId);
             }
