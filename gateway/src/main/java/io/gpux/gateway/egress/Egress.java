@@ -177,9 +177,6 @@ public final class Egress implements Agent
     private final Long2LongHashMap resendsPerAccount = new Long2LongHashMap(0);
     private int resendTurn;
     private volatile int resendsInProgress;
-    private final EventCodec resendCodec = new EventCodec();
-    private final byte[] resendRecord = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
-    private final Event resendEvent = new Event();
     /**
      * Completions from the core thread, as primitives through an off-heap ring (one per command: an
      * object each would be garbage made on the exchange's hot path): correlation, command sequence,
@@ -758,9 +755,8 @@ public final class Egress implements Agent
     }
 
     /**
-     * Reads up to {@code max} records of a resend (none while its connection is not writable), framing
-     * the account's events into the session's outgoing buffer; ResendComplete right after the account's
-     * event {@code last}; live once it has read what the live tail has.
+     * Advances a resend by up to {@code max} records (none while its connection is not writable);
+     * live once it has read what the live tail has.
      *
      * @return the records read, plus one if the resend finished.
      */
@@ -778,50 +774,11 @@ public final class Egress implements Agent
             return 0;
         }
         final ByteBuf out = outgoingNow(s);
-        final Event e = resendEvent;
-        int n = 0;
-        while (n < max)
+        final int n = c.read(max, tailedEventSeq, out, frames);
+        if (c.eventSeq >= tailedEventSeq)
         {
-            if (c.eventSeq >= tailedEventSeq)
-            {
-                goLive(c, out);
-                return n + 1;
-            }
-            final int length = c.reader.next(resendRecord);
-            if (length < 0)
-            {
-                break;
-            }
-            n++;
-            System.arraycopy(resendRecord, 0, resendCodec.bytes(), 0, length);
-            if (resendCodec.decode(length, e) != null || e.sequence < c.firstEventSeq)
-            {
-                continue;
-            }
-            c.eventSeq = e.sequence;
-            if (e.type == EventType.TRADE)
-            {
-                continue;
-            }
-            final int count = EventRouter.recipients(e, recipients);
-            for (int i = 0; i < count; i++)
-            {
-                if (recipients[i] != s.accountId)
-                {
-                    continue;
-                }
-                final long seq = ++c.seq;
-                if (seq > c.after)
-                {
-                    frames.accountEvent(out, e, s.accountId, seq);
-                }
-                if (seq == c.last)
-                {
-                    Frames.write(Envelope.newBuilder().setResendComplete(
-                        ResendComplete.newBuilder().setLastSeq(c.last).setEventsResent(c.last - c.after)).build(), out);
-                    c.completeSent = true;
-                }
-            }
+            goLive(c, out);
+            return n + 1;
         }
         return n;
     }
