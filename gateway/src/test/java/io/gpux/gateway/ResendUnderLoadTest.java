@@ -42,6 +42,12 @@ class ResendUnderLoadTest
     private static final long ROUND_TRIP_BOUND_MS = 500;
     /** Bids and cancels that build the long history (two events each pair at least). */
     private static final int HISTORY_PAIRS = 15_000;
+    /**
+     * Bids and cancels of a history whose resend cannot finish without the client reading: its frames
+     * (over 5 MiB) are more than the socket buffers of a loopback connection (up to 4 MiB) and the
+     * high-water mark hold.
+     */
+    private static final int STALLING_PAIRS = 60_000;
     /** Bids and cancels the heavy account makes while the resends run. */
     private static final int HEAVY_LIVE_PAIRS = 20;
 
@@ -329,7 +335,7 @@ class ResendUnderLoadTest
              RawConnection upToDate = new RawConnection(ex.port()))
         {
             heavy.startHeartbeats(250);
-            history(heavy, 3000, 200);
+            history(heavy, STALLING_PAIRS, 200);
             TestExchange.ok(heavy, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder()
                 .setOrderId(99_999).setMarket(MARKET).setGpus(1).setPrice(2)));
             final long last = lastSeq(heavy);
@@ -344,6 +350,7 @@ class ResendUnderLoadTest
             assertTrue(refusal.getSessionError().getMessage().contains("the account has 2 resends in progress"),
                 refusal.getSessionError().getMessage());
             assertTrue(refused.closedByServer(), "the refused connection is closed");
+            assertEquals(2, ex.exchange.egress.resendsInProgress(), "the stalled resends are still in progress");
 
             // no resend asked, or nothing to resend: no limit
             assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, liveOnly.login(heavyKey.id(), heavyKey.secret()).getBodyCase());
@@ -391,7 +398,7 @@ class ResendUnderLoadTest
              RawConnection refused = new RawConnection(ex.port()))
         {
             heavy.startHeartbeats(250);
-            history(heavy, 3000, 200);
+            history(heavy, STALLING_PAIRS, 200);
             assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, resume(stalled, heavyKey, 0, false).getBodyCase());
             stalled.startHeartbeats(250);
             final Envelope refusal = resume(refused, otherKey, 0, false);
@@ -399,6 +406,7 @@ class ResendUnderLoadTest
             assertEquals(SessionErrorCode.TOO_MANY_RESENDS, refusal.getSessionError().getCode());
             assertTrue(refusal.getSessionError().getMessage().contains("the gateway has 1 resends in progress"),
                 refusal.getSessionError().getMessage());
+            assertEquals(1, ex.exchange.egress.resendsInProgress(), "the stalled resend is still in progress");
         }
     }
 }
