@@ -114,6 +114,10 @@ public final class Exchange implements AutoCloseable
         private int loginFailuresPerSecond = GatewayConfiguration.intProp(
             GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_PROP, GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_DEFAULT);
         private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+        private int maxResendsPerAccount = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_DEFAULT);
+        private int maxResends = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_RESENDS_PROP, GatewayConfiguration.MAX_RESENDS_DEFAULT);
         private long tickIntervalMs = 100;
         private long snapshotEvery = 1_000_000;
         private boolean sharedLoop = !"dedicated".equals(
@@ -274,6 +278,30 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
+        /** Resends one account may have in progress; a Login asking for one more is refused (TOO_MANY_RESENDS). */
+        public Context maxResendsPerAccount(final int v)
+        {
+            maxResendsPerAccount = v;
+            return this;
+        }
+
+        public int maxResendsPerAccount()
+        {
+            return maxResendsPerAccount;
+        }
+
+        /** Resends the gateway may have in progress in all; a Login asking for one more is refused (TOO_MANY_RESENDS). */
+        public Context maxResends(final int v)
+        {
+            maxResends = v;
+            return this;
+        }
+
+        public int maxResends()
+        {
+            return maxResends;
+        }
+
         public Context tickIntervalMs(final long v)
         {
             tickIntervalMs = v;
@@ -365,6 +393,8 @@ public final class Exchange implements AutoCloseable
             {
                 throw new IllegalArgumentException("port " + port + " is out of range: 0 (any free one) to 65535");
             }
+            atLeast("maxResendsPerAccount", maxResendsPerAccount, 1);
+            atLeast("maxResends", maxResends, 1);
             if (maxSessionsPerAccount < 1 || maxSessions < 1 || loginFailureBurst < 1 || loginFailuresPerSecond < 1)
             {
                 throw new IllegalArgumentException("the session limits and the login throttle's burst and rate must be " +
@@ -481,7 +511,8 @@ public final class Exchange implements AutoCloseable
             loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond, ctx.loginFailureBurst, ctx.nanoClock,
                 LOGIN_LOG_INTERVAL_MS, log);
             sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions);
-            egress = new Egress(this::eventReader, directory, this::onCompleted, log);
+            egress = new Egress(this::eventReader, directory, this::onCompleted,
+                new Egress.ResendLimits(ctx.maxResendsPerAccount, ctx.maxResends, ctx.outboundHighWaterBytes), log);
             final MarketData marketData = new MarketData((marketId, update) ->
                 egress.put(new Egress.MarketUpdate(marketId, update)));
             queries = new Queries(directory, marketData, telemetry);
@@ -769,12 +800,18 @@ public final class Exchange implements AutoCloseable
         publishSessionCommand(c);
     }
 
-    /** A session with cancel-on-disconnect closed: every order of its account is cancelled, then the session ends. */
-    void cancelOnDisconnectClosed(final long accountId)
+    /**
+     * A session with cancel-on-disconnect closed: every order of its account is cancelled (unless
+     * {@code cancel} is false: a login refused before it went live), then the session ends.
+     */
+    void cancelOnDisconnectClosed(final long accountId, final boolean cancel)
     {
-        final Command cancel = new Command().reset(CommandType.MASS_CANCEL, 0);
-        cancel.accountId = accountId;
-        publishSessionCommand(cancel);
+        if (cancel)
+        {
+            final Command massCancel = new Command().reset(CommandType.MASS_CANCEL, 0);
+            massCancel.accountId = accountId;
+            publishSessionCommand(massCancel);
+        }
         final Command closed = new Command().reset(CommandType.COD_SESSION, 0);
         closed.accountId = accountId;
         closed.sessionClosed = true;

@@ -60,6 +60,17 @@ public final class GatewayConfiguration
     public static final int HIGH_WATER_DEFAULT = 8 * 1024 * 1024;
 
     /**
+     * Resends (Login with last_seq) one account may have in progress at once; a Login that would start
+     * one more is refused with TOO_MANY_RESENDS.
+     */
+    public static final String MAX_RESENDS_PER_ACCOUNT_PROP = "gpux.gateway.maxResendsPerAccount";
+    public static final int MAX_RESENDS_PER_ACCOUNT_DEFAULT = 4;
+
+    /** Resends the whole gateway may have in progress at once (each holds a reader of the event journal). */
+    public static final String MAX_RESENDS_PROP = "gpux.gateway.maxResends";
+    public static final int MAX_RESENDS_DEFAULT = 64;
+
+    /**
      * The thread layout: "shared" runs the exchange core and the egress on the gateway's event loop
      * (the fastest on two cores: nothing crosses a thread); "dedicated" gives each its own thread.
      */

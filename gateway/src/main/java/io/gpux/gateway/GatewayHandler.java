@@ -111,7 +111,8 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             exchange.egress.put(new Egress.Detach(session));
             if (session.cancelOnDisconnect)
             {
-                exchange.cancelOnDisconnectClosed(session.accountId);
+                // a login the egress refused was never a session: its journaled opening is closed, nothing cancelled
+                exchange.cancelOnDisconnectClosed(session.accountId, !session.refused);
             }
         }
         ctx.fireChannelInactive();

@@ -96,6 +96,15 @@ public final class ServerMain implements Callable<Integer>
         "without sleeping after its last work (default ${DEFAULT-VALUE})")
     long spinMicros = GatewayConfiguration.longProp(GatewayConfiguration.SPIN_PROP, GatewayConfiguration.SPIN_DEFAULT);
 
+    @Option(names = "--max-resends-per-account", description = "resends (Logins with last_seq) one account may have " +
+        "in progress at once; one more is refused with TOO_MANY_RESENDS (default ${DEFAULT-VALUE})")
+    int maxResendsPerAccount = GatewayConfiguration.intProp(GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_PROP,
+        GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_DEFAULT);
+
+    @Option(names = "--max-resends", description = "resends the whole gateway may have in progress at once " +
+        "(default ${DEFAULT-VALUE})")
+    int maxResends = GatewayConfiguration.intProp(GatewayConfiguration.MAX_RESENDS_PROP, GatewayConfiguration.MAX_RESENDS_DEFAULT);
+
     enum Threads
     {
         SHARED, DEDICATED
@@ -133,6 +142,7 @@ public final class ServerMain implements Callable<Integer>
             .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros)
             .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions)
             .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond)
+            .maxResendsPerAccount(maxResendsPerAccount).maxResends(maxResends)
             .allowPlaintext(allowPlaintext);
         try
         {

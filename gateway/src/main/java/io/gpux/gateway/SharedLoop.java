@@ -98,21 +98,22 @@ final class SharedLoop implements IoHandlerFactory
     /**
      * Lets the egress send what the core has just journaled: it takes a bounded slice per call, so it is
      * called until it has caught up (the events of a whole batch: about ten per bid) or for at most
-     * {@link #EGRESS_ROUNDS} slices.
+     * {@link #EGRESS_ROUNDS} slices; then one bounded slice of the resends in progress, so that however
+     * many there are, a turn of the loop spends a few hundred microseconds on them at most.
      */
     private int egress()
     {
         int done = 0;
         for (int i = 0; i < EGRESS_ROUNDS; i++)
         {
-            final int n = egress.doWork();
+            final int n = egress.sendLive();
             if (n == 0)
             {
                 break;
             }
             done += n;
         }
-        return done;
+        return done + egress.resend();
     }
 
     /** Something was published for the loop (from any thread): its next turn must not block. */

@@ -46,8 +46,15 @@ import java.util.function.Supplier;
  *
  * <p>Per account it keeps, every {@link #CHECKPOINT_EVERY} events, where in the journal that event
  * is, so that a resend reads the journal from near the first missing event rather than from the
- * start. A resend runs on this thread before the session goes live, so it is gap-free and ordered
- * with the live stream; a long one delays other sessions' events meanwhile (never the engine).
+ * start. A resend is a cursor ({@link ResendCursor}): the session's own reader of the journal,
+ * advanced by {@link #resend()} a bounded slice per duty cycle ({@link #RESEND_BUDGET} records across
+ * every resending session, {@link #RESEND_QUANTUM} at a time, round-robin), and not at all while the
+ * session's connection is not writable. It reads on past the account's last event at login, through
+ * the events that came meanwhile, until it has read every event the live tail has; then the session
+ * goes live, on this thread, between two events: no gap, nothing twice. Whatever else the session is
+ * sent meanwhile (answers, market data) waits behind the resend, in order. A resend therefore never
+ * holds this thread (nor, in the shared layout, the event loop and the core) for more than a slice,
+ * however long the history or many the resends; {@link ResendLimits} bounds how many run at once.
  *
  * <p>A session whose connection stops draining (its outbound buffer passes the high-water mark) is
  * sent SLOW_CONSUMER and closed; nothing here ever waits for a connection.
@@ -56,6 +63,25 @@ public final class Egress implements Agent
 {
     static final int CHECKPOINT_EVERY = 64;
     private static final int TAIL_BATCH = 512;
+    /** Journal records all resends together read per duty cycle at most (a few hundred microseconds). */
+    static final int RESEND_BUDGET = 512;
+    /** Records one resend reads before the next resending session has its turn. */
+    static final int RESEND_QUANTUM = 64;
+
+    /**
+     * How many resends may be in progress: per account and in all; and how many bytes of other frames
+     * a resending session may have waiting behind its resend before it is cut off as a slow consumer.
+     */
+    public record ResendLimits(int perAccount, int total, int heldBytes)
+    {
+        public ResendLimits
+        {
+            if (perAccount < 1 || total < 1 || heldBytes < 1)
+            {
+                throw new IllegalArgumentException("resend limits must be positive: " + perAccount + ", " + total + ", " + heldBytes);
+            }
+        }
+    }
 
     /** Messages into the egress thread. */
     public sealed interface Message
@@ -129,6 +155,7 @@ public final class Egress implements Agent
     private final Directory directory;
     private final CompletionHook completionHook;
     private final Consumer<String> log;
+    private final ResendLimits resendLimits;
     private final EventCodec codec = new EventCodec();
     private final byte[] record = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
     private final Event event = new Event();
@@ -144,6 +171,12 @@ public final class Egress implements Agent
     private final Long2ObjectHashMap<List<Session>> accountSessions = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
     private final ArrayDeque<Deferred> waiting = new ArrayDeque<>();
+    /** Resends in progress, in turn order, and by session id; how many each account has. */
+    private final ArrayList<ResendCursor> resends = new ArrayList<>();
+    private final Long2ObjectHashMap<ResendCursor> resendOf = new Long2ObjectHashMap<>();
+    private final Long2LongHashMap resendsPerAccount = new Long2LongHashMap(0);
+    private int resendTurn;
+    private volatile int resendsInProgress;
     /**
      * Completions from the core thread, as primitives through an off-heap ring (one per command: an
      * object each would be garbage made on the exchange's hot path): correlation, command sequence,
@@ -171,11 +204,12 @@ public final class Egress implements Agent
 
     public Egress(
         final Supplier<Journal.Reader> readerFactory, final Directory directory, final CompletionHook completionHook,
-        final Consumer<String> log)
+        final ResendLimits resendLimits, final Consumer<String> log)
     {
         this.readerFactory = readerFactory;
         this.directory = directory;
         this.completionHook = completionHook;
+        this.resendLimits = resendLimits;
         this.log = log;
         this.frames = new EventFrames(directory);
     }
@@ -318,8 +352,24 @@ public final class Egress implements Agent
             (System.nanoTime() - started) / 1_000_000 + " ms");
     }
 
+    /** Resends in progress (any thread; for tests and monitoring). */
+    public int resendsInProgress()
+    {
+        return resendsInProgress;
+    }
+
+    /** One duty cycle: the live work, then a slice of the resends. */
     @Override
     public int doWork()
+    {
+        return sendLive() + resend();
+    }
+
+    /**
+     * The live part of a duty cycle: a batch of journaled events to their sessions, the queued
+     * messages, the completed commands' answers.
+     */
+    public int sendLive()
     {
         working = true;
         try
@@ -329,6 +379,51 @@ public final class Egress implements Agent
             work += drainInbox(1024);
             work += completions.read(onCompletion, 1024);
             work += releaseCompletions();
+            flush();
+            return work;
+        }
+        finally
+        {
+            working = false;
+        }
+    }
+
+    /**
+     * The resend part of a duty cycle: advances the resends in progress by {@link #RESEND_BUDGET}
+     * journal records at most, in turn, skipping a session whose connection is not writable (a peer
+     * that does not read stops costing anything; it is cut off as a slow consumer by the gateway's
+     * usual rule, or times out).
+     *
+     * @return the records read, plus one for each resend finished.
+     */
+    public int resend()
+    {
+        if (resends.isEmpty())
+        {
+            return 0;
+        }
+        working = true;
+        try
+        {
+            int budget = RESEND_BUDGET;
+            int work = 0;
+            int idle = 0;
+            while (budget > 0 && !resends.isEmpty() && idle < resends.size())
+            {
+                if (resendTurn >= resends.size())
+                {
+                    resendTurn = 0;
+                }
+                final ResendCursor c = resends.get(resendTurn);
+                final int done = advance(c, Math.min(RESEND_QUANTUM, budget));
+                if (resendOf.get(c.session.id) == c)
+                {
+                    resendTurn++;
+                }
+                budget -= done;
+                work += done;
+                idle = done == 0 ? idle + 1 : 0;
+            }
             flush();
             return work;
         }
@@ -577,9 +672,17 @@ public final class Egress implements Agent
             close(s, SessionErrorCode.KEY_REVOKED, "key " + s.keyId + " was revoked");
             return;
         }
+        final long last = accountSeq.get(s.accountId);
+        final boolean resend = a.lastSeq() >= 0 && a.lastSeq() < last;
+        final String refusal = resend ? resendRefusal(s.accountId) : null;
+        if (refusal != null)
+        {
+            s.refused = true;
+            close(s, SessionErrorCode.TOO_MANY_RESENDS, refusal);
+            return;
+        }
         sessions.put(s.id, s);
         accountSessions.computeIfAbsent(s.accountId, k -> new ArrayList<>()).add(s);
-        final long last = accountSeq.get(s.accountId);
         final LoginAccepted.Builder accepted = LoginAccepted.newBuilder()
             .setAccount(s.accountName)
             .setAccountId(s.accountId)
@@ -599,13 +702,32 @@ public final class Egress implements Agent
                 "last_seq " + a.lastSeq() + " is ahead of the account's last event " + last);
             return;
         }
+        if (resend)
+        {
+            startResend(s, a.lastSeq(), last);
+            return;
+        }
         if (a.lastSeq() >= 0)
         {
-            final long resent = resend(s, a.lastSeq(), last);
             send(s, Envelope.newBuilder().setResendComplete(
-                ResendComplete.newBuilder().setLastSeq(last).setEventsResent(resent)).build());
+                ResendComplete.newBuilder().setLastSeq(last).setEventsResent(0)).build());
         }
         s.live = true;
+    }
+
+    /** Why the account may not start one more resend now, or null if it may. */
+    private String resendRefusal(final long accountId)
+    {
+        final long ofAccount = resendsPerAccount.get(accountId);
+        if (ofAccount >= resendLimits.perAccount())
+        {
+            return "the account has " + ofAccount + " resends in progress, the most allowed; log in again once one has finished";
+        }
+        if (resends.size() >= resendLimits.total())
+        {
+            return "the gateway has " + resends.size() + " resends in progress, the most allowed; log in again shortly";
+        }
+        return null;
     }
 
     private static List<Role> roles(final int roles)
@@ -630,13 +752,13 @@ public final class Egress implements Agent
         return list;
     }
 
-    /** Sends the account's events after {@code after} up to {@code last} from the journal; returns how many. */
-    private long resend(final Session s, final long after, final long last)
+    /**
+     * Starts a cursor over the journal for the session's missing events (after {@code after} up to
+     * {@code last}, then on to the live tail), from the account's nearest checkpoint at or before the
+     * first of them. The session stays off the live stream until the cursor has caught up.
+     */
+    private void startResend(final Session s, final long after, final long last)
     {
-        if (after == last)
-        {
-            return 0;
-        }
         long startDocument = -1;
         long seqAtStart = 1;
         long eventSeqAtStart = 0;
@@ -657,59 +779,100 @@ public final class Egress implements Agent
         final Journal.Reader r = readerFactory.get();
         if (startDocument >= 0 && !r.startAt(startDocument))
         {
-            throw new IllegalStateException("event journal document " + startDocument + " is gone");
+            r.close();
+            close(s, SessionErrorCode.RESEND_UNAVAILABLE, "the event journal no longer holds event " + (after + 1));
+            return;
         }
         if (startDocument < 0)
         {
             seqAtStart = 1;
             eventSeqAtStart = 0;
         }
-        final Event e = new Event();
-        final EventCodec c = new EventCodec();
-        final byte[] buf = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
-        final long[] to = new long[2];
-        long seq = seqAtStart - 1;
-        long sent = 0;
-        while (seq < last)
+        final ResendCursor c = new ResendCursor(s, r, after, last, seqAtStart - 1, eventSeqAtStart);
+        resends.add(c);
+        resendOf.put(s.id, c);
+        resendsPerAccount.put(s.accountId, resendsPerAccount.get(s.accountId) + 1);
+        resendsInProgress = resends.size();
+    }
+
+    /**
+     * Advances a resend by up to {@code max} records (none while its connection is not writable);
+     * live once it has read what the live tail has.
+     *
+     * @return the records read, plus one if the resend finished.
+     */
+    private int advance(final ResendCursor c, final int max)
+    {
+        final Session s = c.session;
+        if (c.heldBytes() > resendLimits.heldBytes())
         {
-            final int length = r.next(buf);
-            if (length < 0)
-            {
-                throw new IllegalStateException("event journal ended before account " + s.accountId + "'s event " + last);
-            }
-            System.arraycopy(buf, 0, c.bytes(), 0, length);
-            if (c.decode(length, e) != null || e.sequence < eventSeqAtStart)
-            {
-                continue;
-            }
-            final int count = EventRouter.recipients(e, to);
-            for (int i = 0; i < count; i++)
-            {
-                if (to[i] == s.accountId)
-                {
-                    seq++;
-                    if (seq > after)
-                    {
-                        sendEvent(s, e, s.accountId, seq);
-                        sent++;
-                    }
-                }
-            }
-            if (outgoing.containsKey(s.id) && outgoing.get(s.id).readableBytes() > 256 * 1024)
-            {
-                flush();
-                if (s.closed)
-                {
-                    return sent;
-                }
-            }
+            close(s, SessionErrorCode.SLOW_CONSUMER, "more than " + resendLimits.heldBytes() +
+                " bytes of answers and market data waited behind its resend");
+            return 1;
         }
-        return sent;
+        if (!s.channel.isWritable())
+        {
+            return 0;
+        }
+        final ByteBuf out = outgoingNow(s);
+        final int n = c.read(max, tailedEventSeq, out, frames);
+        if (c.eventSeq >= tailedEventSeq)
+        {
+            goLive(c, out);
+            return n + 1;
+        }
+        return n;
+    }
+
+    /** The resend has read every event the live tail has: what waited behind it follows, and the session is live. */
+    private void goLive(final ResendCursor c, final ByteBuf out)
+    {
+        final Session s = c.session;
+        if (!c.completeSent || c.seq != accountSeq.get(s.accountId))
+        {
+            close(s, SessionErrorCode.RESEND_UNAVAILABLE, "the event journal did not hold the account's events " +
+                (c.after + 1) + " to " + accountSeq.get(s.accountId) + " (read up to " + c.seq + ")");
+            return;
+        }
+        if (c.held != null)
+        {
+            out.writeBytes(c.held);
+        }
+        endResend(c);
+        s.live = true;
+    }
+
+    /** Forgets a resend (finished, or its session gone). */
+    private void endResend(final ResendCursor c)
+    {
+        final int at = resends.indexOf(c);
+        resends.remove(at);
+        if (at < resendTurn)
+        {
+            resendTurn--;
+        }
+        resendOf.remove(c.session.id);
+        final long left = resendsPerAccount.get(c.session.accountId) - 1;
+        if (left <= 0)
+        {
+            resendsPerAccount.remove(c.session.accountId);
+        }
+        else
+        {
+            resendsPerAccount.put(c.session.accountId, left);
+        }
+        resendsInProgress = resends.size();
+        c.close();
     }
 
     private void detach(final Session s)
     {
         s.closed = true;
+        final ResendCursor resend = resendOf.get(s.id);
+        if (resend != null)
+        {
+            endResend(resend);
+        }
         sessions.remove(s.id);
         final List<Session> list = accountSessions.get(s.accountId);
         if (list != null)
@@ -762,8 +925,25 @@ public final class Egress implements Agent
         }
     }
 
-    /** The session's outgoing buffer for this duty cycle, or null when the session is closed. */
+    /**
+     * The session's outgoing buffer for this duty cycle, or null when the session is closed; while
+     * it resends, the buffer of what waits behind the resend.
+     */
     private ByteBuf outgoing(final Session s)
+    {
+        if (!s.live && !s.closed)
+        {
+            final ResendCursor c = resendOf.get(s.id);
+            if (c != null)
+            {
+                return c.held();
+            }
+        }
+        return outgoingNow(s);
+    }
+
+    /** The session's outgoing buffer for this duty cycle, written at its end; null when the session is closed. */
+    private ByteBuf outgoingNow(final Session s)
     {
         if (s.closed)
         {
@@ -831,6 +1011,10 @@ public final class Egress implements Agent
     public void onClose()
     {
         stopped = true;
+        while (!resends.isEmpty())
+        {
+            endResend(resends.get(resends.size() - 1));
+        }
         for (final ByteBuf buf : outgoing.values())
         {
             buf.release();

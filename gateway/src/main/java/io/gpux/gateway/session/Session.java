@@ -56,6 +56,11 @@ public final class Session
     /** Egress side: whether the account's events now go to this session (after any resend). */
     public boolean live;
     public boolean closed;
+    /**
+     * Set by the egress before it closes a connection whose login it refused (too many resends): the
+     * session never began, so its end cancels nothing (read by the event loop after the close).
+     */
+    public volatile boolean refused;
 
     public Session(
         final long id, final Channel channel, final long accountId, final String accountName, final int roles,

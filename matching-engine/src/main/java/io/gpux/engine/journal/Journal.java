@@ -347,7 +347,7 @@ public final class Journal implements AutoCloseable
      * whole as one record, which will not decode: the caller decides whether it is a torn tail
      * ({@link #atEnd()}) or corruption.
      */
-    public final class Reader
+    public final class Reader implements AutoCloseable
     {
         private final ExcerptTailer tailer;
         private Document current = new Document();
@@ -455,6 +455,13 @@ public final class Journal implements AutoCloseable
             System.arraycopy(current.bytes, current.offsets[position], dst, 0, n);
             position++;
             return n;
+        }
+
+        /** Lets go of the reader's place in the queue (its tailer); the reader is not used after. */
+        @Override
+        public void close()
+        {
+            tailer.close();
         }
 
         /** True when no record follows the one last returned. */
