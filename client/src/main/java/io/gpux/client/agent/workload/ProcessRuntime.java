@@ -45,7 +45,12 @@ public final class ProcessRuntime implements WorkloadRuntime
 
     private final String runAsUser;
     private final Consumer<String> log;
-    private final Map<Long, Process> started = new ConcurrentHashMap<>();
+    private final Map<Long, Started> started = new ConcurrentHashMap<>();
+
+    /** A workload this runtime started in this run of the agent. */
+    private record Started(Process process, WorkloadHandle handle)
+    {
+    }
 
     /**
      * @param runAsUser the user workloads run as, or null for the agent's own user.
@@ -120,9 +125,10 @@ public final class ProcessRuntime implements WorkloadRuntime
         }
         final ProcessGroups.Stat stat = ProcessGroups.stat(process.pid());
         final long startTicks = stat == null ? 0 : stat.startTicks();
-        started.put(request.leaseId(), process);
-        return new WorkloadHandle(request.leaseId(), NAME, process.pid(), startTicks, null,
+        final WorkloadHandle handle = new WorkloadHandle(request.leaseId(), NAME, process.pid(), startTicks, null,
             request.gpus().stream().map(gpu -> gpu.index()).toList(), request.leaseDir());
+        started.put(request.leaseId(), new Started(process, handle));
+        return handle;
     }
 
     @Override
@@ -135,10 +141,11 @@ public final class ProcessRuntime implements WorkloadRuntime
     public void kill(final WorkloadHandle handle) throws WorkloadException
     {
         ProcessGroups.kill(handle.pid(), handle.startTicks());
-        final Process process = started.remove(handle.leaseId());
-        if (process != null)
+        final Started process = started.get(handle.leaseId());
+        if (process != null && process.handle().equals(handle))
         {
-            process.destroyForcibly();
+            started.remove(handle.leaseId());
+            process.process().destroyForcibly();
         }
     }
 
@@ -165,12 +172,12 @@ public final class ProcessRuntime implements WorkloadRuntime
         {
             return OptionalInt.empty();
         }
-        final Process process = started.get(handle.leaseId());
-        if (process != null && process.pid() == handle.pid())
+        final Started process = started.get(handle.leaseId());
+        if (process != null && process.handle().equals(handle))
         {
             try
             {
-                return OptionalInt.of(process.waitFor());
+                return OptionalInt.of(process.process().waitFor());
             }
             catch (final InterruptedException ex)
             {
@@ -202,10 +209,17 @@ public final class ProcessRuntime implements WorkloadRuntime
         return ports.stream().map(port -> new Endpoint(port, "0.0.0.0", port)).toList();
     }
 
+    /**
+     * The workloads this runtime started in this run of the agent whose group still has a process;
+     * those of an earlier run are known from the supervisor's state file only.
+     */
     @Override
     public List<WorkloadHandle> listRunning()
     {
-        return List.of();
+        return started.values().stream()
+            .map(Started::handle)
+            .filter(handle -> !ProcessGroups.members(handle.pid(), handle.startTicks()).isEmpty())
+            .toList();
     }
 
     private static void giveTo(final String user, final Path workDir, final Path checkpointDir) throws IOException

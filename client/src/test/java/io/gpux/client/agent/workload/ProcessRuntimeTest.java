@@ -107,7 +107,9 @@ class ProcessRuntimeTest
         final WorkloadHandle polite = start(runtime, 3, "sh -c 'trap \"echo bye; exit 0\" TERM; echo up; while :; do sleep 0.05; done'",
             Map.of());
         Await.until("it runs", () -> read(dir.resolve("lease-3/workload.log")).contains("up"));
+        assertEquals(List.of(polite), runtime.listRunning());
         runtime.stop(polite, 10);
+        assertEquals(List.of(), runtime.listRunning());
         assertTrue(read(dir.resolve("lease-3/workload.log")).contains("bye"));
         assertEquals(List.of(), ProcessGroups.members(polite.pid(), polite.startTicks()));
 
