@@ -142,7 +142,7 @@ public final class JobFileParser
         JobFile job(final YamlNode root) throws JobFileException
         {
             final Map<String, YamlNode> top = map(root, "the file", TOP);
-            final String name = string(required(top, "name", root, ""), "name");
+            final String name = scalar(required(top, "name", root, ""), "name");
             if (!NAME.matcher(name).matches())
             {
                 throw error(top.get("name"), "name: must be 1 to 63 of A-Z a-z 0-9 . _ - starting with a letter or digit, got '"
@@ -163,7 +163,7 @@ public final class JobFileParser
         private JobFile.Resources resources(final YamlNode node) throws JobFileException
         {
             final Map<String, YamlNode> fields = map(node, "resources", RESOURCES);
-            final String market = string(required(fields, "market", node, "resources."), "resources.market");
+            final String market = scalar(required(fields, "market", node, "resources."), "resources.market");
             if (!MARKET.matcher(market).matches())
             {
                 throw error(fields.get("market"), "resources.market: must be 2 to 32 of A-Z 0-9 - . _, got '" + market + "'");
@@ -179,7 +179,7 @@ public final class JobFileParser
             String region = null;
             if (regionNode != null)
             {
-                region = string(regionNode, "resources.region");
+                region = scalar(regionNode, "resources.region");
                 if (!REGION.matcher(region).matches())
                 {
                     throw error(regionNode, "resources.region: must be 1 to 32 of a-z 0-9 - starting with a letter or digit, got '"
@@ -241,9 +241,9 @@ public final class JobFileParser
         {
             final Map<String, YamlNode> fields = map(node, "run", RUN);
             final YamlNode runtimeNode = required(fields, "runtime", node, "run.");
-            final String runtime = string(runtimeNode, "run.runtime");
+            final String runtime = scalar(runtimeNode, "run.runtime");
             final YamlNode commandNode = fields.get("command");
-            final String command = commandNode == null ? null : string(commandNode, "run.command");
+            final String command = commandNode == null ? null : scalar(commandNode, "run.command");
             if (command != null && command.isBlank())
             {
                 throw error(commandNode, "run.command: must not be blank");
@@ -267,7 +267,7 @@ public final class JobFileParser
             if ("docker".equals(runtime))
             {
                 final YamlNode imageNode = required(fields, "image", node, "run.");
-                final String image = string(imageNode, "run.image");
+                final String image = scalar(imageNode, "run.image");
                 if (!IMAGE.matcher(image).matches())
                 {
                     throw error(imageNode, "run.image: must be an image reference such as nvcr.io/nvidia/pytorch:24.05-py3, got '"
@@ -337,7 +337,7 @@ public final class JobFileParser
             {
                 return null;
             }
-            final String key = string(node, "sshPublicKey").trim();
+            final String key = scalar(node, "sshPublicKey").trim();
             if (!SSH_KEY.matcher(key).matches())
             {
                 throw error(node, "sshPublicKey: must be one OpenSSH public key line such as 'ssh-ed25519 AAAA... me@laptop'");
@@ -352,7 +352,7 @@ public final class JobFileParser
                 return null;
             }
             final Map<String, YamlNode> fields = map(node, "checkpoint", CHECKPOINT);
-            final String dir = string(required(fields, "dir", node, "checkpoint."), "checkpoint.dir");
+            final String dir = scalar(required(fields, "dir", node, "checkpoint."), "checkpoint.dir");
             if (dir.isBlank())
             {
                 throw error(fields.get("dir"), "checkpoint.dir: must not be blank");
@@ -401,11 +401,6 @@ public final class JobFileParser
                 throw error(node, path + ": must be a single value, got " + node.describe());
             }
             return node.text;
-        }
-
-        private String string(final YamlNode node, final String path) throws JobFileException
-        {
-            return scalar(node, path);
         }
 
         private List<String> strings(final YamlNode node, final String path) throws JobFileException

@@ -40,6 +40,7 @@ public final class ProcessRuntime implements WorkloadRuntime
         + "not a wall";
 
     private static final long GRACE_POLL_MS = 20;
+    private static final long OWN_GROUP_TIMEOUT_MS = 5_000;
     private static final java.util.regex.Pattern SHELL_OPERATORS = java.util.regex.Pattern.compile("[;&|()`\\n]|\\$\\(|^\\s*(exec|[A-Za-z_][A-Za-z0-9_]*=)");
     private static final List<String> PASSED_ENV = List.of("PATH", "LANG", "TZ");
 
@@ -123,8 +124,7 @@ public final class ProcessRuntime implements WorkloadRuntime
         {
             throw new WorkloadException("cannot start the workload of lease " + request.leaseId() + ": " + ex.getMessage());
         }
-        final ProcessGroups.Stat stat = ProcessGroups.stat(process.pid());
-        final long startTicks = stat == null ? 0 : stat.startTicks();
+        final long startTicks = awaitOwnGroup(process, request.leaseId());
         final WorkloadHandle handle = new WorkloadHandle(request.leaseId(), NAME, process.pid(), startTicks, null,
             request.gpus().stream().map(gpu -> gpu.index()).toList(), request.leaseDir());
         started.put(request.leaseId(), new Started(process, handle));
@@ -175,16 +175,37 @@ public final class ProcessRuntime implements WorkloadRuntime
         final Started process = started.get(handle.leaseId());
         if (process != null && process.handle().equals(handle))
         {
-            try
-            {
-                return OptionalInt.of(process.process().waitFor());
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
+            // the group is empty once the leader is a zombie; the JVM reaps it a moment later
+            return process.process().isAlive() ? OptionalInt.empty() : OptionalInt.of(process.process().exitValue());
         }
         return OptionalInt.of(WorkloadStatus.UNKNOWN_EXIT_CODE);
+    }
+
+    /**
+     * Waits until the started process leads its own process group ({@code setsid} has run), so that
+     * a signal or kill sent to the group right after the start reaches it.
+     *
+     * @return the process's start time in clock ticks, or 0 if it ended first.
+     */
+    private static long awaitOwnGroup(final Process process, final long leaseId) throws WorkloadException
+    {
+        final long deadline = System.currentTimeMillis() + OWN_GROUP_TIMEOUT_MS;
+        while (process.isAlive())
+        {
+            final ProcessGroups.Stat stat = ProcessGroups.stat(process.pid());
+            if (stat != null && stat.pgid() == process.pid())
+            {
+                return stat.startTicks();
+            }
+            if (System.currentTimeMillis() > deadline)
+            {
+                process.destroyForcibly();
+                throw new WorkloadException("the workload of lease " + leaseId + " did not get its own process group within "
+                    + OWN_GROUP_TIMEOUT_MS + " ms");
+            }
+            Thread.onSpinWait();
+        }
+        return 0;
     }
 
     /**

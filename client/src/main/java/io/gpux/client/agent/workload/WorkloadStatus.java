@@ -15,7 +15,7 @@ public record WorkloadStatus(State state, int exitCode, String reason)
     /** Exit status of a workload that ended while the agent was not running. */
     public static final int UNKNOWN_EXIT_CODE = -1;
 
-    /** The status of a workload that is not in {@link State#EXITED} or {@link State#FAILED}. */
+    /** See {@link State#PENDING}. */
     public static final WorkloadStatus PENDING = new WorkloadStatus(State.PENDING, 0, null);
     /** See {@link State#STARTING}. */
     public static final WorkloadStatus STARTING = new WorkloadStatus(State.STARTING, 0, null);

@@ -15,7 +15,7 @@ import java.util.List;
 public final class WorkloadSupervisorContext
 {
     /** How often running workloads are checked for having exited, by default. */
-    public static final long DEFAULT_POLL_INTERVAL_MS = 200;
+    public static final long DEFAULT_POLL_INTERVAL_MS = 1000;
 
     private Path stateDir;
     private List<GpuInfo> gpus;

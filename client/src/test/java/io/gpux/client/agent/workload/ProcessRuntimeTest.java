@@ -120,6 +120,19 @@ class ProcessRuntimeTest
     }
 
     @Test
+    void aKillRightAfterTheStartReachesTheWholeGroup() throws Exception
+    {
+        for (long lease = 10; lease < 30; lease++)
+        {
+            final WorkloadHandle handle = start(runtime, lease, "sleep 300", Map.of());
+            assertEquals(OptionalInt.empty(), runtime.exitCode(handle));
+            runtime.kill(handle);
+            assertEquals(List.of(), ProcessGroups.members(handle.pid(), handle.startTicks()));
+            Await.until("the leader is reaped", () -> ProcessHandle.of(handle.pid()).isEmpty());
+        }
+    }
+
+    @Test
     void runsAsTheUserTheOwnerNames() throws Exception
     {
         Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),

@@ -259,6 +259,8 @@ class WorkloadSupervisorTest
         assertEquals(new WorkloadSupervisor.Recovery(List.of(7L), List.of()), restarted.recover(Set.of(7L)));
         assertEquals(WorkloadStatus.RUNNING, restarted.status(7));
         assertEquals(List.of(gpus.get(0), gpus.get(1)), restarted.gpusOf(7));
+        assertTrue(restarted.logTail(7, 1).get(0).startsWith("gpux: lease 7 attempt 1 on GPUs 0,1: "),
+            "the lease directory is known again from the state file");
         restarted.onLeaseStarted(8, 1, WorkloadSpec.process("sleep 300", Map.of()), 1, null);
         assertEquals(List.of(gpus.get(2)), restarted.gpusOf(8), "a taken-back lease's GPUs are not handed out again");
         restarted.onLeaseEnded(8);
