@@ -25,7 +25,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     description = "The gpux exchange's command-line client.",
     subcommands = {
         BidCommand.class, AskCommand.class, CancelCommand.class, QuoteCommand.class, BookCommand.class,
-        LeasesCommand.class, WatchCommand.class, AgentCommand.class, AdminCommand.class,
+        LeasesCommand.class, WatchCommand.class, AgentCommand.class, AdminCommand.class, JobCommand.class,
         CommandLine.HelpCommand.class})
 public final class GpuxCli implements Callable<Integer>
 {

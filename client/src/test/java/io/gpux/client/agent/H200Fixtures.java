@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * up from the working directory: the repository has {@code ../shared} next to it, a checkout that
  * carries it inside has {@code shared}.
  */
-final class H200Fixtures
+public final class H200Fixtures
 {
     static final String FIXTURE_DIR = "shared/fixtures/gpu-h200";
 
@@ -23,7 +23,7 @@ final class H200Fixtures
     {
     }
 
-    static synchronized Path dir()
+    public static synchronized Path dir()
     {
         if (dir == null)
         {
@@ -32,7 +32,7 @@ final class H200Fixtures
         return dir;
     }
 
-    static Path file(final String name)
+    public static Path file(final String name)
     {
         return dir().resolve(name);
     }

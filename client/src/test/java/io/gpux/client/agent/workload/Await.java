@@ -1,0 +1,28 @@
+package io.gpux.client.agent.workload;
+
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Waits for a positive marker from a real process, polling; fails with the description after a bound. */
+final class Await
+{
+    private static final long TIMEOUT_MS = 10_000;
+
+    private Await()
+    {
+    }
+
+    static void until(final String what, final BooleanSupplier condition) throws InterruptedException
+    {
+        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        while (!condition.getAsBoolean())
+        {
+            if (System.currentTimeMillis() > deadline)
+            {
+                fail("not within " + TIMEOUT_MS + " ms: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+}
