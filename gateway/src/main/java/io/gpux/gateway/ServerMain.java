@@ -1,6 +1,7 @@
 package io.gpux.gateway;
 
 import io.gpux.engine.pipeline.Durability;
+import io.gpux.engine.pipeline.ExchangePipeline;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -32,6 +33,11 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--durability", description = "ASYNC (survives a killed process) or SYNC (msync per batch: " +
         "survives power loss); default ${DEFAULT-VALUE}")
     Durability durability = Durability.ASYNC;
+
+    @Option(names = "--min-free-mb", description = "free space the data directory's file system must keep for the " +
+        "journals: below it new commands are answered UNAVAILABLE (\"journal disk full\") until space is back " +
+        "(default ${DEFAULT-VALUE})")
+    long minFreeMb = ExchangePipeline.DEFAULT_MIN_FREE_BYTES >> 20;
 
     @Option(names = "--heartbeat-ms", description = "session heartbeat interval (default ${DEFAULT-VALUE})")
     int heartbeatMs = GatewayConfiguration.HEARTBEAT_DEFAULT;
@@ -69,7 +75,7 @@ public final class ServerMain implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Exchange.Context ctx = new Exchange.Context()
-            .dataDir(data).configFile(config).durability(durability).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
+            .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
             .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros);
         if (clockScale != 1 || clockAnchor != null)
         {

@@ -52,6 +52,15 @@ public final class Journal implements AutoCloseable
     private long chunkStart;
     private long chunkLimit;
     private volatile long writtenUpTo;
+    /** The file the writer last wrote in (set when its chunk changes, before the volatile write of writtenUpTo). */
+    private volatile java.io.File writerFile;
+    /** Space the {@link JournalSpace} guard has reserved in the writer's file; null until it has. */
+    private volatile Reservation reservation;
+
+    /** File space reserved (allocated on the device) in {@code file}, from its start to {@code upTo}. */
+    record Reservation(java.io.File file, long upTo)
+    {
+    }
 
     private Journal(final Path dir, final boolean readOnly)
     {
@@ -91,6 +100,46 @@ public final class Journal implements AutoCloseable
         pendingLength += 4 + length;
     }
 
+    /** Bytes of the current batch not written yet. */
+    public int pendingBytes()
+    {
+        return pendingLength;
+    }
+
+    /** Drops the current batch unwritten (a batch refused because its journal has no room for it). */
+    public void discardBatch()
+    {
+        pendingLength = 0;
+    }
+
+    /**
+     * Whether the current batch and {@code moreBytes} after it fit in the file space reserved ahead of
+     * the writer, so that writing them cannot fault on a full device. Before this journal's first write
+     * (its position in its file is not known yet) and until the guard has reserved space in a file the
+     * writer has just rolled to, the answer is {@code fallback}: the guard's free-space floor then stands
+     * between the writer and a full device. A volatile read and a comparison: no system call.
+     */
+    public boolean hasRoom(final long moreBytes, final boolean fallback)
+    {
+        final Reservation r = reservation;
+        final java.io.File file = writerFile;
+        if (file == null || r == null || r.file() != file)
+        {
+            return fallback;
+        }
+        return writtenUpTo + pendingLength + moreBytes <= r.upTo();
+    }
+
+    java.io.File writerFile()
+    {
+        return writerFile;
+    }
+
+    void reserved(final Reservation r)
+    {
+        reservation = r;
+    }
+
     /** Writes the current batch as one queue document, making its records visible to readers. */
     public void endBatch()
     {
@@ -108,6 +157,12 @@ public final class Journal implements AutoCloseable
             if (store != chunk)
             {
                 chunk = store;
+                final java.io.File file = appender.currentFile();
+                final java.io.File known = writerFile;
+                if (known == null || !known.equals(file))
+                {
+                    writerFile = file;
+                }
                 if (store instanceof MappedBytesStore)
                 {
                     final MappedBytesStore mapped = (MappedBytesStore)store;
