@@ -173,7 +173,7 @@ public final class JournalSpace implements Agent
                 return 0;
             }
             reserveFailed = true;
-            refuse(usableBytes(), "cannot reserve journal space: " + posix.strerror(errno));
+            refuse(usableBytes(), Math.max(minFreeBytes, to - from), "cannot reserve journal space: " + posix.strerror(errno));
             return 0;
         }
         reservedUpTo[i] = to;
@@ -186,21 +186,21 @@ public final class JournalSpace implements Agent
         final long free = usableBytes();
         if (free < minFreeBytes)
         {
-            refuse(free, null);
+            refuse(free, minFreeBytes, null);
         }
         else if (!reserveFailed && refusal != null)
         {
-            refusal = null;
             log.accept("journal disk: " + free / MB + " MB free under " + dir + ": accepting commands again");
+            refusal = null;
         }
     }
 
-    private void refuse(final long free, final String detail)
+    private void refuse(final long free, final long need, final String detail)
     {
         if (refusal == null)
         {
             final String reason = "journal disk full: " + free / MB + " MB free under " + dir + ", need " +
-                (minFreeBytes + MB - 1) / MB + " MB";
+                (need + MB - 1) / MB + " MB";
             refusal = reason;
             log.accept(reason + (detail == null ? "" : " (" + detail + ")") + ": refusing new commands");
         }
