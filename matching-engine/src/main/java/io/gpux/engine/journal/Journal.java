@@ -56,6 +56,13 @@ public final class Journal implements AutoCloseable
     private volatile java.io.File writerFile;
     /** Space the {@link JournalSpace} guard has reserved in the writer's file; null until it has. */
     private volatile Reservation reservation;
+    /** The guard, once one watches this journal: then every batch is written into reserved space only. */
+    private JournalSpace guard;
+    /** The file offset the writer waits to see reserved (for a batch larger than what is reserved ahead), else 0. */
+    private volatile long wantedUpTo;
+    /** Room left after a batch, for Chronicle's index entries and document headers. */
+    public static final long SLACK_BYTES = 256 * 1024;
+    private static final long RESERVE_WAIT_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
     /** File space reserved (allocated on the device) in {@code file}, from its start to {@code upTo}. */
     record Reservation(java.io.File file, long upTo)
@@ -130,9 +137,51 @@ public final class Journal implements AutoCloseable
         return writtenUpTo + pendingLength + moreBytes <= r.upTo();
     }
 
+    private void awaitRoom()
+    {
+        wantedUpTo = writtenUpTo + pendingLength + SLACK_BYTES;
+        final long deadline = System.nanoTime() + RESERVE_WAIT_NS;
+        try
+        {
+            while (!hasRoom(SLACK_BYTES, guard.refusal() == null))
+            {
+                final String refusal = guard.refusal();
+                if (refusal != null || System.nanoTime() - deadline > 0)
+                {
+                    throw new JournalFullException((refusal != null ? refusal : "journal disk: no space reserved in time") +
+                        ": a batch of " + pendingLength + " bytes could not be written to " + dir);
+                }
+                Thread.yield();
+            }
+        }
+        finally
+        {
+            wantedUpTo = 0;
+        }
+    }
+
+    /** A batch could not be written: the journal's disk has no room for it. Nothing of it was written. */
+    public static final class JournalFullException extends IllegalStateException
+    {
+        JournalFullException(final String message)
+        {
+            super(message);
+        }
+    }
+
     java.io.File writerFile()
     {
         return writerFile;
+    }
+
+    long wantedUpTo()
+    {
+        return wantedUpTo;
+    }
+
+    void guardedBy(final JournalSpace space)
+    {
+        guard = space;
     }
 
     void reserved(final Reservation r)
@@ -140,12 +189,21 @@ public final class Journal implements AutoCloseable
         reservation = r;
     }
 
-    /** Writes the current batch as one queue document, making its records visible to readers. */
+    /**
+     * Writes the current batch as one queue document, making its records visible to readers. Under a
+     * {@link JournalSpace} guard, only into space reserved for it: when the batch does not fit, the
+     * writer asks the guard for more and waits for it; if the disk has no room for it, nothing is
+     * written and a {@link JournalFullException} says why.
+     */
     public void endBatch()
     {
         if (pendingLength == 0)
         {
             return;
+        }
+        if (guard != null && !hasRoom(SLACK_BYTES, guard.refusal() == null))
+        {
+            awaitRoom();
         }
         final long end;
         try (DocumentContext dc = appender.writingDocument())

@@ -94,6 +94,10 @@ public final class JournalSpace implements Agent
         java.util.Arrays.fill(fds, -1);
         reservedUpTo = new long[journals.length];
         nextCheckNs = clock.nanoTime();
+        for (final Journal journal : journals)
+        {
+            journal.guardedBy(this);
+        }
     }
 
     /**
@@ -142,6 +146,7 @@ public final class JournalSpace implements Agent
             return 0;
         }
         final long writer = journal.writtenUpTo();
+        final long wanted = journal.wantedUpTo();
         if (file != reservedFile[i])
         {
             closeFd(i);
@@ -155,12 +160,12 @@ public final class JournalSpace implements Agent
             reservedFile[i] = file;
             reservedUpTo[i] = writer;
         }
-        if (reservedUpTo[i] - writer >= RESERVE_AHEAD_BYTES - RESERVE_STEP_BYTES)
+        if (reservedUpTo[i] - writer >= RESERVE_AHEAD_BYTES - RESERVE_STEP_BYTES && reservedUpTo[i] >= wanted)
         {
             return 0;
         }
         final long from = Math.max(reservedUpTo[i], writer);
-        final long to = writer + RESERVE_AHEAD_BYTES;
+        final long to = Math.max(writer + RESERVE_AHEAD_BYTES, wanted);
         if (posix.fallocate(fds[i], FALLOC_FL_KEEP_SIZE, from, to - from) != 0)
         {
             final int errno = posix.lastError();

@@ -52,8 +52,14 @@ import java.util.function.Consumer;
  * leave before its command is journaled, and the other core is left to the network and the OS. As an
  * option ({@link Context#inlineOutput}), the event journal and the publishers run on an output thread
  * behind an output ring instead. Two mostly sleeping threads help: a ticker injects a TICK every
- * {@code tickIntervalMs} so that timers fire when the market is quiet, and a {@link Pretoucher} takes
- * the journals' page faults before the core thread gets to them.
+ * {@code tickIntervalMs} so that timers fire when the market is quiet, and one that runs the
+ * {@link JournalSpace} guard (journal space reserved ahead of the writers, the free-space floor) and a
+ * {@link Pretoucher} (the journals' page faults taken before the core thread gets to them).
+ *
+ * <p>A full disk: the core writes a batch only into journal space reserved for it and refuses (neither
+ * journals nor applies) a batch that does not fit; producers are refused at the door while the disk is
+ * under its floor ({@link #refusal()}). A failure of any stage stops the core: from then on it answers
+ * every command still in the ring, and those of the batch it failed in, as refused.
  */
 public final class ExchangePipeline implements AutoCloseable
 {
@@ -244,10 +250,13 @@ public final class ExchangePipeline implements AutoCloseable
     public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
     /** A command batch is written (and applied) once its journal document reaches this size. */
     private static final int BATCH_BYTES = 512 * 1024;
-    /** Room a batch must leave in each journal's reserved space, for Chronicle's index entries and headers. */
-    private static final long JOURNAL_SLACK_BYTES = 256 * 1024;
     /** The event journal room asked per command of a batch, before its events are known. */
-    private static final long EVENT_BYTES_PER_COMMAND = 1024;
+    private static final long EVENT_BYTES_PER_COMMAND = 256;
+    /**
+     * At most this many commands in a batch, so that the event journal room a batch asks for stays well
+     * inside what the guard reserves ahead of the writer.
+     */
+    private static final int MAX_BATCH_COMMANDS = 2048;
 
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
@@ -579,6 +588,12 @@ public final class ExchangePipeline implements AutoCloseable
         }
         commandJournal.takeOverWriting();
         eventJournal.takeOverWriting();
+        if (failure != null)
+        {
+            // what the failed batch left unwritten stays so: the journals end with what was written
+            commandJournal.discardBatch();
+            eventJournal.discardBatch();
+        }
         commandJournal.close();
         eventJournal.close();
         if (failure != null)
@@ -700,7 +715,7 @@ public final class ExchangePipeline implements AutoCloseable
             appliedSequence = sequence;
             lastHash = engine.stateHash();
             this.outputRing = outputRing;
-            batch = new CommandSlot[ctx.ringSize];
+            batch = new CommandSlot[Math.min(ctx.ringSize, MAX_BATCH_COMMANDS)];
             engine.sink(this);
         }
 
@@ -753,8 +768,8 @@ public final class ExchangePipeline implements AutoCloseable
                 return;
             }
             final boolean floorHolds = space.refusal() == null;
-            if (!commandJournal.hasRoom(JOURNAL_SLACK_BYTES, floorHolds) ||
-                !eventJournal.hasRoom(JOURNAL_SLACK_BYTES + batchSize * EVENT_BYTES_PER_COMMAND, floorHolds))
+            if (!commandJournal.hasRoom(Journal.SLACK_BYTES, floorHolds) ||
+                !eventJournal.hasRoom(Journal.SLACK_BYTES + batchSize * EVENT_BYTES_PER_COMMAND, floorHolds))
             {
                 refuseBatch();
                 return;
@@ -816,6 +831,14 @@ public final class ExchangePipeline implements AutoCloseable
         void abandonBatch()
         {
             final String reason = refusal();
+            for (int i = 0; i < outputCount; i++)
+            {
+                if (outputs[i].completion)
+                {
+                    refused(outputs[i].correlation, reason);
+                }
+            }
+            outputCount = 0;
             for (int i = 0; i < batchSize; i++)
             {
                 if (batch[i] != null && batch[i].correlation != 0)
@@ -825,7 +848,6 @@ public final class ExchangePipeline implements AutoCloseable
                 batch[i] = null;
             }
             batchSize = 0;
-            outputCount = 0;
         }
 
         private void refused(final long correlation, final String reason)
@@ -1000,7 +1022,7 @@ public final class ExchangePipeline implements AutoCloseable
                 journal.add(slot.bytes, slot.length);
             }
             pending[pendingCount++] = slot;
-            if (endOfBatch || pendingCount == pending.length)
+            if (endOfBatch || pendingCount == pending.length || journal.pendingBytes() >= BATCH_BYTES)
             {
                 journal.endBatch();
                 for (int i = 0; i < pendingCount; i++)

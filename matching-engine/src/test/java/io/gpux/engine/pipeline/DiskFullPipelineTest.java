@@ -48,7 +48,7 @@ class DiskFullPipelineTest
     {
         mountPoint = dir.resolve("mnt");
         java.nio.file.Files.createDirectories(mountPoint);
-        mounted = run("mount", "-t", "tmpfs", "-o", "size=12m", "tmpfs", mountPoint.toString()) == 0;
+        mounted = run("mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mountPoint.toString()) == 0;
         assumeTrue(mounted, "mounting a tmpfs is not permitted here (needs root): the disk-full test cannot run");
     }
 
