@@ -696,6 +696,8 @@ public final class ExchangePipeline implements AutoCloseable
         /** Inline output: the batch's events and completions, in order, published once the batch's events are journaled. */
         private Output[] outputs = new Output[1024];
         private int outputCount;
+        /** The next output to hand to the publishers (those before it were handed over). */
+        private int outputsPublished;
         private final CommandSlot[] batch;
         private int batchSize;
         private long sequence;
@@ -831,7 +833,7 @@ public final class ExchangePipeline implements AutoCloseable
         void abandonBatch()
         {
             final String reason = refusal();
-            for (int i = 0; i < outputCount; i++)
+            for (int i = outputsPublished; i < outputCount; i++)
             {
                 if (outputs[i].completion)
                 {
@@ -839,6 +841,7 @@ public final class ExchangePipeline implements AutoCloseable
                 }
             }
             outputCount = 0;
+            outputsPublished = 0;
             for (int i = 0; i < batchSize; i++)
             {
                 if (batch[i] != null && batch[i].correlation != 0)
@@ -956,9 +959,9 @@ public final class ExchangePipeline implements AutoCloseable
         /** Inline output, after the batch's events are in the event journal: to the publishers, in order. */
         private void publishOutputs()
         {
-            for (int i = 0; i < outputCount; i++)
+            for (; outputsPublished < outputCount; outputsPublished++)
             {
-                final Output out = outputs[i];
+                final Output out = outputs[outputsPublished];
                 for (final EventPublisher p : publishers)
                 {
                     if (out.completion)
@@ -972,6 +975,7 @@ public final class ExchangePipeline implements AutoCloseable
                 }
             }
             outputCount = 0;
+            outputsPublished = 0;
         }
     }
 
