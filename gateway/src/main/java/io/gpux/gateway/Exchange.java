@@ -3,11 +3,9 @@ package io.gpux.gateway;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
+import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
-import io.gpux.engine.replay.ScenarioException;
-import io.gpux.engine.replay.ScenarioParser;
-import io.gpux.engine.replay.Symbols;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.codec.FrameEncoder;
 import io.gpux.gateway.codec.RequestDecoder;
@@ -38,13 +36,8 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SystemEpochClock;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,6 +73,9 @@ import java.util.function.Consumer;
  */
 public final class Exchange implements AutoCloseable
 {
+    /** The length prefix before each frame's Envelope; {@code maxFrameBytes} counts the Envelope alone. */
+    static final int FRAME_PREFIX_BYTES = 4;
+
     /** Settings, with the defaults of {@link GatewayConfiguration}. */
     public static final class Context
     {
@@ -275,12 +271,26 @@ public final class Exchange implements AutoCloseable
 
         Context conclude()
         {
-            if (maxFrameBytes < 256 || heartbeatIntervalMs < 10 || loginTimeoutMs < 10 || ratePerSecond < 1 ||
-                rateBurst < 1 || outboundHighWaterBytes < 64 * 1024 || port < 0 || port > 65535 || spinMicros < 0)
+            atLeast("maxFrameBytes", maxFrameBytes, 256);
+            atLeast("heartbeatIntervalMs", heartbeatIntervalMs, 10);
+            atLeast("loginTimeoutMs", loginTimeoutMs, 10);
+            atLeast("ratePerSecond", ratePerSecond, 1);
+            atLeast("rateBurst", rateBurst, 1);
+            atLeast("outboundHighWaterBytes", outboundHighWaterBytes, 64 * 1024);
+            atLeast("spinMicros", spinMicros, 0);
+            if (port < 0 || port > 65535)
             {
-                throw new IllegalArgumentException("a gateway setting is out of range");
+                throw new IllegalArgumentException("port " + port + " is out of range: 0 (any free one) to 65535");
             }
             return this;
+        }
+
+        private static void atLeast(final String setting, final long value, final long min)
+        {
+            if (value < min)
+            {
+                throw new IllegalArgumentException(setting + " " + value + " is out of range: at least " + min);
+            }
         }
     }
 
@@ -307,12 +317,16 @@ public final class Exchange implements AutoCloseable
     /** The egress waits by spinning briefly, then parks until the core has applied a batch. */
     private final WakeableIdleStrategy egressIdle = new WakeableIdleStrategy(200, 20, TimeUnit.MICROSECONDS.toNanos(200));
     private final AtomicLong sessionIds = new AtomicLong();
+    /** Session commands waiting for room in the input ring, oldest first (event loop only). */
+    private final java.util.ArrayDeque<Command> sessionCommands = new java.util.ArrayDeque<>();
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final Channel serverChannel;
     private final io.netty.channel.group.ChannelGroup connections =
         new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
     private final Key bootstrapKey;
+    /** Held from the start to the end of {@link #close()}: one exchange per data directory. */
+    private final DataDirectoryLock dataLock;
     private volatile boolean closed;
 
     private Exchange(final Context ctx) throws IOException, InterruptedException
@@ -321,51 +335,120 @@ public final class Exchange implements AutoCloseable
         this.log = ctx.log;
         this.clock = ctx.clock;
         this.authClock = ctx.authClock;
-        authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
-        egress = new Egress(this::eventReader, directory, this::onCompleted, log);
-        final MarketData marketData = new MarketData((marketId, update) ->
-            egress.put(new Egress.MarketUpdate(marketId, update)));
-        queries = new Queries(directory, marketData, telemetry);
-        queries.egress(egress);
+        final List<Command> config = ExchangeConfig.read(ctx.configFile);
+        dataLock = DataDirectoryLock.acquire(ctx.dataDir);
         final boolean epoll = Epoll.isAvailable();
         final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
-            .dataDir(ctx.dataDir)
-            .durability(ctx.durability)
-            .minFreeBytes(ctx.minFreeBytes)
-            .tickIntervalMs(ctx.tickIntervalMs)
-            .snapshotEvery(ctx.snapshotEvery)
-            .clock(ctx.clock)
-            .log(ctx.log);
-        final CorePublisher core;
         if (ctx.sharedLoop)
         {
             sharedLoop = new SharedLoop(io, TimeUnit.MICROSECONDS.toNanos(ctx.spinMicros));
             workerGroup = new MultiThreadIoEventLoopGroup(1, sharedLoop);
-            core = new CorePublisher(directory, marketData, () -> { });
-            pipelineContext.polled(sharedLoop::kick);
-            egress.wakeWith(sharedLoop::kick);
-            egressRunner = null;
         }
         else
         {
             sharedLoop = null;
             workerGroup = new MultiThreadIoEventLoopGroup(1, io);
-            core = new CorePublisher(directory, marketData, egressIdle::wake);
-            egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
         }
-        core.egress(egress);
         bossGroup = new MultiThreadIoEventLoopGroup(1, io);
         try
         {
-            pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
+            serverChannel = listen(epoll);
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException | RuntimeException | InterruptedException ex)
         {
-            bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-            workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            shutDownGroups();
+            dataLock.close();
             throw ex;
         }
+        try
+        {
+            authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
+            egress = new Egress(this::eventReader, directory, this::onCompleted, log);
+            final MarketData marketData = new MarketData((marketId, update) ->
+                egress.put(new Egress.MarketUpdate(marketId, update)));
+            queries = new Queries(directory, marketData, telemetry);
+            queries.egress(egress);
+            final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
+                .dataDir(ctx.dataDir)
+                .durability(ctx.durability)
+                .minFreeBytes(ctx.minFreeBytes)
+                .tickIntervalMs(ctx.tickIntervalMs)
+                .snapshotEvery(ctx.snapshotEvery)
+                .announceRestart(true)
+                .clock(ctx.clock)
+                .log(ctx.log);
+            final CorePublisher core;
+            if (sharedLoop != null)
+            {
+                core = new CorePublisher(directory, marketData, () -> { });
+                pipelineContext.polled(sharedLoop::kick);
+                egress.wakeWith(sharedLoop::kick);
+                egressRunner = null;
+            }
+            else
+            {
+                core = new CorePublisher(directory, marketData, egressIdle::wake);
+                egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
+            }
+            core.egress(egress);
+            pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
+            bootstrapKey = recoverAndBootstrap(core, config);
+        }
+        catch (final IOException | RuntimeException | InterruptedException ex)
+        {
+            serverChannel.close().awaitUninterruptibly();
+            shutDownGroups();
+            dataLock.close();
+            throw ex;
+        }
+        // accept connections only now: the exchange has recovered and a fresh one has its admin key
+        serverChannel.config().setAutoRead(true);
+        log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll" : " (nio") +
+            (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
+    }
+
+    /**
+     * Binds the port before anything in the data directory changes, so that a port in use fails a
+     * start with nothing done; the channel accepts no connection until the exchange is ready (the
+     * kernel holds them in its backlog until then).
+     */
+    private Channel listen(final boolean epoll) throws IOException, InterruptedException
+    {
+        final ServerBootstrap b = new ServerBootstrap()
+            .group(bossGroup, workerGroup)
+            .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+            .option(ChannelOption.AUTO_READ, false)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            // shared loop: one read (up to 64 KiB) per connection per turn, then the core and the egress run
+            .childOption(ChannelOption.RECVBUF_ALLOCATOR,
+                new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(sharedLoop != null ? 1 : 16))
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
+            .childHandler(new Initializer());
+        final io.netty.channel.ChannelFuture bound = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).await();
+        if (!bound.isSuccess())
+        {
+            final Throwable cause = bound.cause();
+            final java.net.BindException ex = new java.net.BindException("cannot listen on " + ctx.bind + ":" + ctx.port + ": " +
+                bindProblem(cause));
+            ex.initCause(cause);
+            throw ex;
+        }
+        return bound.channel();
+    }
+
+    /** The reason a bind failed, in words (Netty's native transport prefixes the system call). */
+    private static String bindProblem(final Throwable cause)
+    {
+        final String message = String.valueOf(cause.getMessage());
+        final int colon = message.lastIndexOf(": ");
+        final String reason = message.startsWith("bind(") && colon > 0 ? message.substring(colon + 2) : message;
+        return reason.isEmpty() ? cause.getClass().getSimpleName() : Character.toLowerCase(reason.charAt(0)) + reason.substring(1);
+    }
+
+    /** Waits for recovery and the egress to catch up; bootstraps a fresh exchange (its admin key, else null). */
+    private Key recoverAndBootstrap(final CorePublisher core, final List<Command> config) throws IOException, InterruptedException
+    {
         try
         {
             if (sharedLoop != null)
@@ -377,33 +460,24 @@ public final class Exchange implements AutoCloseable
             {
                 AgentRunner.startOnThread(egressRunner);
             }
-            while (!egress.caughtUp())
-            {
-                Thread.sleep(1);
-            }
-            bootstrapKey = directory.accounts().isEmpty() ? bootstrap() : null;
-
-            final ServerBootstrap b = new ServerBootstrap()
-                .group(bossGroup, workerGroup)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                // shared loop: one read (up to 64 KiB) per connection per turn, then the core and the egress run
-                .childOption(ChannelOption.RECVBUF_ALLOCATOR,
-                    new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(sharedLoop != null ? 1 : 16))
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                    new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
-                .childHandler(new Initializer());
-            serverChannel = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).sync().channel();
-            log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll" : " (nio") +
-                (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
+            awaitEgress();
+            pipeline.goLive();
+            awaitRestartApplied();
+            awaitEgress();
+            return directory.accounts().isEmpty() ? bootstrap(config) : null;
         }
-        catch (final RuntimeException | InterruptedException ex)
+        catch (final IOException | RuntimeException | InterruptedException ex)
         {
-            bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
             stopThreads();
             pipeline.close();
             throw ex;
         }
+    }
+
+    private void shutDownGroups()
+    {
+        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     }
 
     /** Recovers the exchange from its data directory and opens the gateway. */
@@ -464,7 +538,8 @@ public final class Exchange implements AutoCloseable
             ch.pipeline()
                 .addLast("idle", new IdleStateHandler(2L * ctx.heartbeatIntervalMs, ctx.heartbeatIntervalMs, 0,
                     TimeUnit.MILLISECONDS))
-                .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(ctx.maxFrameBytes, 0, 4, 0, 4, true))
+                .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(
+                    ctx.maxFrameBytes + FRAME_PREFIX_BYTES, 0, FRAME_PREFIX_BYTES, 0, FRAME_PREFIX_BYTES, true))
                 .addLast(GatewayHandler.DECODER, new RequestDecoder())
                 .addLast("frameEncoder", FrameEncoder.INSTANCE)
                 .addLast("gateway", new GatewayHandler(Exchange.this));
@@ -520,13 +595,93 @@ public final class Exchange implements AutoCloseable
     }
 
     /** Cancels every open order of an account (cancel-on-disconnect), retrying while the ring is full. */
-    void cancelAllOrders(final long accountId)
+    private void awaitEgress() throws InterruptedException
     {
-        final Command c = new Command().reset(CommandType.MASS_CANCEL, 0);
-        c.accountId = accountId;
-        if (!pipeline.tryPublish(c) && !closed && !pipeline.failed())
+        while (!egress.caughtUp())
         {
-            workerGroup.schedule(() -> cancelAllOrders(accountId), 10, TimeUnit.MILLISECONDS);
+            Thread.sleep(1);
+        }
+    }
+
+    /**
+     * After a restart, the engine has ended the outage and cancelled the orders of the cancel-on-disconnect
+     * sessions the stop left open before any client can connect (docs/market-rules.md section 14).
+     */
+    private void awaitRestartApplied() throws IOException, InterruptedException
+    {
+        final long restart = pipeline.restartSequence();
+        while (pipeline.appliedCommands() < restart)
+        {
+            if (pipeline.failed())
+            {
+                throw new IOException("the exchange core stopped while applying the restart");
+            }
+            final String refusal = pipeline.refusal();
+            if (refusal != null && pipeline.appliedCommands() < restart)
+            {
+                // the restart could not be journaled: start again once there is room
+                throw new IOException("cannot journal the restart: " + refusal);
+            }
+            Thread.sleep(1);
+        }
+        if (restart > 0)
+        {
+            log.accept("restart applied as command " + restart);
+        }
+    }
+
+    /** A session with cancel-on-disconnect logged in: journaled, so that a restart knows to cancel its orders. */
+    void cancelOnDisconnectOpened(final long accountId)
+    {
+        final Command c = new Command().reset(CommandType.COD_SESSION, 0);
+        c.accountId = accountId;
+        publishSessionCommand(c);
+    }
+
+    /** A session with cancel-on-disconnect closed: every order of its account is cancelled, then the session ends. */
+    void cancelOnDisconnectClosed(final long accountId)
+    {
+        final Command cancel = new Command().reset(CommandType.MASS_CANCEL, 0);
+        cancel.accountId = accountId;
+        publishSessionCommand(cancel);
+        final Command closed = new Command().reset(CommandType.COD_SESSION, 0);
+        closed.accountId = accountId;
+        closed.sessionClosed = true;
+        publishSessionCommand(closed);
+    }
+
+    /**
+     * Publishes the commands of session openings and closings in the order they came; while the input ring is
+     * full they wait, and are retried every 10 ms. Event loop only.
+     */
+    private void publishSessionCommand(final Command c)
+    {
+        sessionCommands.add(c);
+        if (sessionCommands.size() == 1)
+        {
+            drainSessionCommands();
+        }
+    }
+
+    private void drainSessionCommands()
+    {
+        while (!sessionCommands.isEmpty())
+        {
+            if (pipeline.tryPublish(sessionCommands.peek()))
+            {
+                sessionCommands.poll();
+            }
+            else if (closed || pipeline.failed())
+            {
+                // a stop: what was not journaled, the next start's RESTART makes up for
+                sessionCommands.clear();
+                return;
+            }
+            else
+            {
+                workerGroup.schedule(this::drainSessionCommands, 10, TimeUnit.MILLISECONDS);
+                return;
+            }
         }
     }
 
@@ -534,44 +689,15 @@ public final class Exchange implements AutoCloseable
      * A fresh exchange: the configured markets and settings, and an admin account with a key, all
      * through the journaled path like any other command.
      */
-    private Key bootstrap() throws IOException, InterruptedException
+    private Key bootstrap(final List<Command> config) throws IOException, InterruptedException
     {
-        final List<Command> commands = new ArrayList<>();
-        try (InputStream in = ctx.configFile != null ? Files.newInputStream(ctx.configFile) :
-            Exchange.class.getResourceAsStream("default-markets.scn"))
+        final List<Command> commands = new ArrayList<>(config);
+        for (final Command c : commands)
         {
-            final String name = ctx.configFile != null ? ctx.configFile.toString() : "built-in markets";
-            final ScenarioParser parser = new ScenarioParser(new Symbols());
-            final BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            String line;
-            int lineNo = 0;
-            while ((line = reader.readLine()) != null)
+            if (c.type == CommandType.MARKET)
             {
-                lineNo++;
-                final Command c = new Command();
-                if (!parser.parse(line, lineNo, c))
-                {
-                    continue;
-                }
-                if (c.type == CommandType.MARKET)
-                {
-                    final Directory.MarketEntry m = directory.newMarket(c.name);
-                    if (m == null)
-                    {
-                        throw new IOException(name + ": line " + lineNo + ": market " + c.name + " given twice");
-                    }
-                    c.marketId = m.id();
-                }
-                else if (c.type != CommandType.CONFIG)
-                {
-                    throw new IOException(name + ": line " + lineNo + ": only MARKET and CONFIG lines belong in a config");
-                }
-                commands.add(c);
+                c.marketId = directory.newMarket(c.name).id();
             }
-        }
-        catch (final ScenarioException ex)
-        {
-            throw new IOException((ctx.configFile != null ? ctx.configFile : "built-in markets") + ": " + ex.getMessage(), ex);
         }
         final Directory.AccountEntry admin = directory.newAccount("admin", Roles.ADMIN);
         final Command account = new Command().reset(CommandType.ACCOUNT, 0);
@@ -620,8 +746,22 @@ public final class Exchange implements AutoCloseable
             .awaitUninterruptibly(1, TimeUnit.SECONDS);
         connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        stopThreads();
-        pipeline.close();
+        try
+        {
+            stopThreads();
+            pipeline.close();
+        }
+        finally
+        {
+            try
+            {
+                dataLock.close();
+            }
+            catch (final IOException ex)
+            {
+                log.accept("releasing " + dataLock.dir().resolve(DataDirectoryLock.FILE_NAME) + " failed: " + ex.getMessage());
+            }
+        }
     }
 
     /**

@@ -103,7 +103,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             exchange.egress.put(new Egress.Detach(session));
             if (session.cancelOnDisconnect)
             {
-                exchange.cancelAllOrders(session.accountId);
+                exchange.cancelOnDisconnectClosed(session.accountId);
             }
         }
         ctx.fireChannelInactive();
@@ -186,7 +186,8 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     {
         if (cause instanceof TooLongFrameException)
         {
-            fail(ctx, SessionErrorCode.FRAME_TOO_LARGE, cause.getMessage());
+            fail(ctx, SessionErrorCode.FRAME_TOO_LARGE,
+                "an Envelope may be at most " + exchange.ctx.maxFrameBytes() + " bytes (the 4-byte length prefix not counted)");
         }
         else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException)
         {
@@ -210,8 +211,16 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             return;
         }
         closing = true;
-        Frames.writeLastAndClose(ctx.channel(), Envelope.newBuilder().setSessionError(
-            SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build());
+        final Envelope error = Envelope.newBuilder().setSessionError(
+            SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build();
+        if (code == SessionErrorCode.SLOW_CONSUMER)
+        {
+            Frames.cutOff(ctx.channel(), error);
+        }
+        else
+        {
+            Frames.writeLastAndClose(ctx.channel(), error);
+        }
     }
 
     // ---- login
@@ -233,6 +242,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         loginDeadline.cancel(false);
         session = new Session(exchange.nextSessionId(), ctx.channel(), account.id(), account.name(), account.roles(),
             login.getCancelOnDisconnect());
+        if (session.cancelOnDisconnect)
+        {
+            // journaled before the session can place anything, so a crash cannot leave its orders open
+            exchange.cancelOnDisconnectOpened(session.accountId);
+        }
         limiter = new RateLimiter(exchange.ctx.ratePerSecond(), exchange.ctx.rateBurst(), System.nanoTime());
         final Egress.Attach attach = new Egress.Attach(session, login.hasLastSeq() ? login.getLastSeq() : -1,
             exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes(), 0);
@@ -475,6 +489,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.INVALID_REQUEST, "min_reliability_ppm above 1000000, or a negative field");
             return;
         }
+        if (!HotRequest.isTimeInForce(b.tif))
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, HotRequest.timeInForceProblem(b.tif));
+            return;
+        }
         stage(CommandType.BID);
         staged.marketId = m.id();
         b.toBid(staged);
@@ -488,6 +507,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.INVALID_REQUEST, "gpus out of range");
             return;
         }
+        if (!HotRequest.isTimeInForce(a.tif))
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, HotRequest.timeInForceProblem(a.tif));
+            return;
+        }
         stage(CommandType.ASK);
         a.toAsk(staged);
         publish(ctx, rid, Session.KIND_COMMAND, 0);
@@ -498,6 +522,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         if (!r.hasPrice && !r.hasGpus)
         {
             reply(ctx, rid, Reason.INVALID_REQUEST, "a replace needs a price or gpus");
+            return;
+        }
+        if (r.hasGpus && r.gpus < 0)
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, "gpus out of range");
             return;
         }
         stage(CommandType.REPLACE);
@@ -515,6 +544,12 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         if (!NAME.matcher(r.getName()).matches())
         {
             reply(ctx, rid, Reason.INVALID_REQUEST, "a machine name is 1 to 64 of A-Z a-z 0-9 . _ -");
+            return;
+        }
+        if (Integer.toUnsignedLong(r.getGpus()) > Integer.MAX_VALUE)
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST,
+                "gpus " + Integer.toUnsignedString(r.getGpus()) + " out of range (at most " + Integer.MAX_VALUE + ")");
             return;
         }
         final Directory.MarketEntry m = exchange.directory.market(r.getMarket());
@@ -537,7 +572,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         staged.accountId = session.accountId;
         staged.marketId = m.id();
         staged.name = Directory.engineMachineName(session.accountName, r.getName());
-        staged.gpus = (int)Math.min(Integer.MAX_VALUE, r.getGpus() & 0xFFFFFFFFL);
+        staged.gpus = r.getGpus();
         staged.regionId = Directory.nameId(r.getRegion());
         staged.vramGb = r.getVramGb() == 0 ? Command.ABSENT : r.getVramGb();
         staged.interconnectId = Directory.nameId(r.getInterconnect());

@@ -11,6 +11,7 @@ import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.pipeline.Query;
+import io.gpux.gateway.codec.HotRequest;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.egress.ProtoMapping;
@@ -73,7 +74,8 @@ final class Queries
         return engine ->
         {
             final QuoteResult.Builder r = QuoteResult.newBuilder();
-            if (m == null || q.getGpus() < 0 || q.getMinReliabilityPpm() > 1_000_000 || q.getMaxDurationMs() < 0)
+            if (m == null || q.getGpus() < 0 || q.getMinReliabilityPpm() > 1_000_000 || q.getMaxDurationMs() < 0
+                || !HotRequest.isTimeInForce(q.getTifValue()))
             {
                 r.setReject(m == null ? Reason.UNKNOWN_MARKET : Reason.INVALID_PARAMETER);
                 answer(s, Envelope.newBuilder().setRequestId(rid).setQuoteResult(r));

@@ -1,20 +1,31 @@
 package io.gpux.gateway;
 
+import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.engine.pipeline.Recovery;
+import io.gpux.engine.tool.Failures;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.net.BindException;
 import java.nio.file.Files;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-/** {@code ./gpux server}: the whole exchange on a port, until SIGTERM or SIGINT. */
+/**
+ * {@code ./gpux server}: the whole exchange on a port, until SIGTERM or SIGINT. A start that fails says
+ * why in one line on stderr and exits with 1 (2 for a bad option); {@code --verbose} adds the trace.
+ */
 @Command(name = "gpux server", mixinStandardHelpOptions = true,
-    description = "Starts the exchange: recovers from the data directory, then serves the binary protocol.")
+    description = {"Starts the exchange: recovers from the data directory, then serves the binary protocol.",
+        "One server per data directory: it holds <data>/LOCK while it runs, and a second server on the same " +
+            "directory is refused with the holder's pid.",
+        "A start that fails prints why in one line (--verbose: and the trace) and exits with 1, or 2 for a bad option."})
 public final class ServerMain implements Callable<Integer>
 {
     @Option(names = "--port", description = "TCP port (0: any free one; default ${DEFAULT-VALUE})")
@@ -23,11 +34,12 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--bind", description = "address to listen on (default ${DEFAULT-VALUE}: this machine only)")
     String bind = GatewayConfiguration.BIND_DEFAULT;
 
-    @Option(names = "--data", description = "data directory: journals, snapshots, master key (default ${DEFAULT-VALUE})")
+    @Option(names = "--data", description = "data directory: journals, snapshots, master key, LOCK (one server at a " +
+        "time; default ${DEFAULT-VALUE})")
     Path data = Path.of("data");
 
-    @Option(names = "--config", description = "markets and settings of a fresh exchange (MARKET/CONFIG scenario lines); " +
-        "default: the built-in GPU markets")
+    @Option(names = "--config", description = "markets and settings of a fresh exchange (MARKET/CONFIG scenario lines; " +
+        "checked at every start); default: the built-in GPU markets")
     Path config;
 
     @Option(names = "--durability", description = "ASYNC (survives a killed process) or SYNC (msync per batch: " +
@@ -68,12 +80,19 @@ public final class ServerMain implements Callable<Integer>
         SHARED, DEDICATED
     }
 
+    @Option(names = "--verbose", description = "when the start fails, print the Java stack trace after the reason")
+    boolean verbose;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--port-file", description = "write the port listened on here once ready (for scripts and tests)")
     Path portFile;
 
     @Override
     public Integer call() throws Exception
     {
+        checkOptions();
         final Exchange.Context ctx = new Exchange.Context()
             .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
             .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros);
@@ -84,12 +103,20 @@ public final class ServerMain implements Callable<Integer>
             if (clockAnchor != null)
             {
                 final String[] parts = clockAnchor.split(":");
+                final String problem = "--clock-anchor " + clockAnchor + " is not WALL_MS:EXCHANGE_MS (two whole numbers)";
                 if (parts.length != 2)
                 {
-                    throw new CommandLine.ParameterException(new CommandLine(this), "--clock-anchor is WALL_MS:EXCHANGE_MS");
+                    throw badOption(problem);
                 }
-                wall = Long.parseLong(parts[0]);
-                exchangeTime = Long.parseLong(parts[1]);
+                try
+                {
+                    wall = Long.parseLong(parts[0]);
+                    exchangeTime = Long.parseLong(parts[1]);
+                }
+                catch (final NumberFormatException ex)
+                {
+                    throw badOption(problem);
+                }
             }
             ctx.clock(new ScaledEpochClock(wall, exchangeTime, clockScale));
         }
@@ -122,6 +149,37 @@ public final class ServerMain implements Callable<Integer>
         return 0;
     }
 
+    /** Settings out of range, named as the user wrote them, before anything is started. */
+    private void checkOptions()
+    {
+        if (port < 0 || port > 65535)
+        {
+            throw badOption("--port " + port + " is out of range: a TCP port is 1 to 65535, or 0 for any free one");
+        }
+        if (heartbeatMs < 10)
+        {
+            throw badOption("--heartbeat-ms " + heartbeatMs + " is too small: at least 10");
+        }
+        if (spinMicros < 0)
+        {
+            throw badOption("--spin-us " + spinMicros + " is negative");
+        }
+        if (clockScale < 1)
+        {
+            throw badOption("--clock-scale " + clockScale + " is out of range: at least 1");
+        }
+        if (config != null && !Files.isRegularFile(config))
+        {
+            throw badOption("--config " + config + (Files.exists(config) ? " is not a file" : " does not exist") +
+                ": name a file of MARKET and CONFIG lines, or leave --config out for the built-in markets");
+        }
+    }
+
+    private CommandLine.ParameterException badOption(final String message)
+    {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
     private static void writePrivate(final Path file, final String text) throws java.io.IOException
     {
         final Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
@@ -137,9 +195,56 @@ public final class ServerMain implements Callable<Integer>
         Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
+    /** The command line {@link #main} runs: one line for a bad option or a failed start, no trace unless --verbose. */
+    public static CommandLine commandLine(final ServerMain server)
+    {
+        return new CommandLine(server)
+            .setCaseInsensitiveEnumValuesAllowed(true)
+            .setParameterExceptionHandler((ex, args) ->
+            {
+                final CommandLine cmd = ex.getCommandLine();
+                cmd.getErr().println("gpux server: " + ex.getMessage() + "; see gpux server --help");
+                cmd.getErr().flush();
+                return cmd.getCommandSpec().exitCodeOnInvalidInput();
+            })
+            .setExecutionExceptionHandler((ex, cmd, parsed) ->
+            {
+                Failures.print(cmd.getErr(), "gpux server", startFailure(ex, server.data), ex, server.verbose);
+                return 1;
+            });
+    }
+
+    /** Why the start failed and what to do, in one line. */
+    static String startFailure(final Throwable ex, final Path data)
+    {
+        if (ex instanceof DataDirectoryLock.InUseException)
+        {
+            return ex.getMessage() + "; stop that server or use another --data";
+        }
+        if (ex instanceof BindException)
+        {
+            return ex.getMessage() + "; stop what listens there or choose another --port";
+        }
+        if (ex instanceof NotDirectoryException)
+        {
+            return "--data " + Failures.reason(ex) + ": name a directory (it is created if missing)";
+        }
+        if (ex instanceof IllegalArgumentException)
+        {
+            // a setting that came in through a -Dgpux.gateway.* property (the options are checked before)
+            return "gateway setting " + ex.getMessage() + " (see the -Dgpux.gateway.* properties in GPUX_JAVA_OPTS)";
+        }
+        if (ex instanceof Recovery.RecoveryException)
+        {
+            return "cannot recover the exchange from " + data + ": " + ex.getMessage() + "; the journals are left as " +
+                "they are: check them with ./gpux journal verify " + data + " or restore the directory from a backup";
+        }
+        return Failures.reason(ex);
+    }
+
     public static void main(final String[] args)
     {
-        final int status = new CommandLine(new ServerMain()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        final int status = commandLine(new ServerMain()).execute(args);
         if (status != 0)
         {
             System.exit(status);

@@ -27,8 +27,12 @@ import java.util.List;
 public final class EngineSnapshot
 {
     private static final int MAGIC = 0x47505853; // "GPXS"
-    /** 2: API keys after the timers. Version 1 (no keys) is still read. */
-    private static final int VERSION = 2;
+    /**
+     * 3: after the keys, the last restart's time and the accounts' open cancel-on-disconnect sessions. 2: API
+     * keys after the timers. Versions 1 (no keys) and 2 are still read.
+     */
+    private static final int VERSION = 3;
+    private static final int VERSION_WITHOUT_SESSIONS = 2;
     private static final int VERSION_WITHOUT_KEYS = 1;
 
     private EngineSnapshot()
@@ -194,6 +198,22 @@ public final class EngineSnapshot
             out.writeLong(keyId);
             out.writeLong(e.apiKeys.stored(keyId));
         }
+
+        out.writeLong(e.restartedAtMs);
+        int withSessions = 0;
+        for (final Account a : accounts)
+        {
+            withSessions += a.codSessions > 0 ? 1 : 0;
+        }
+        out.writeInt(withSessions);
+        for (final Account a : accounts)
+        {
+            if (a.codSessions > 0)
+            {
+                out.writeLong(a.id);
+                out.writeInt(a.codSessions);
+            }
+        }
     }
 
     /** Restores state written by {@link #write} into a new engine (which must not have applied anything). */
@@ -204,7 +224,7 @@ public final class EngineSnapshot
             throw new IOException("not a gpux engine snapshot");
         }
         final int version = in.readInt();
-        if (version != VERSION && version != VERSION_WITHOUT_KEYS)
+        if (version != VERSION && version != VERSION_WITHOUT_SESSIONS && version != VERSION_WITHOUT_KEYS)
         {
             throw new IOException("unsupported snapshot version " + version);
         }
@@ -429,6 +449,15 @@ public final class EngineSnapshot
         for (int i = 0; i < keyCount; i++)
         {
             e.apiKeys.restore(in.readLong(), in.readLong());
+        }
+        if (version >= VERSION)
+        {
+            e.restartedAtMs = in.readLong();
+            final int withSessions = in.readInt();
+            for (int i = 0; i < withSessions; i++)
+            {
+                e.accounts.get(in.readLong()).codSessions = in.readInt();
+            }
         }
     }
 

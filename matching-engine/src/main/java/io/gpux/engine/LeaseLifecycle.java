@@ -47,6 +47,10 @@ final class LeaseLifecycle
 
     void start(final Lease lease)
     {
+        if (engine.outageEndMs != Long.MIN_VALUE && engine.restarts.deferStart(lease))
+        {
+            return;
+        }
         final long now = engine.out.now;
         lease.state = Lease.ACTIVE;
         lease.startMs = now;

@@ -66,7 +66,7 @@ final class MachineMonitor
         }
     }
 
-    /** (Re)arms the heartbeat timeout of an online machine from its last heartbeat. */
+    /** (Re)arms the heartbeat timeout of an online machine from its last heartbeat, or from the last restart if later. */
     void scheduleTimeout(final Machine machine)
     {
         engine.timers.cancel(machine.timeoutTimer);
@@ -74,7 +74,7 @@ final class MachineMonitor
         if (engine.heartbeatTimeoutMs > 0)
         {
             machine.timeoutTimer = engine.schedule(
-                machine.lastHeartbeat + engine.heartbeatTimeoutMs, Timer.MACHINE_TIMEOUT, machine);
+                Math.max(machine.lastHeartbeat, engine.restartedAtMs) + engine.heartbeatTimeoutMs, Timer.MACHINE_TIMEOUT, machine);
         }
     }
 

@@ -3,6 +3,7 @@ package io.gpux.engine;
 import io.gpux.engine.book.OrderIndex;
 import io.gpux.engine.book.OrderPool;
 import io.gpux.engine.command.Command;
+import io.gpux.engine.command.CommandType;
 import io.gpux.engine.event.EventSink;
 import io.gpux.engine.funds.Account;
 import io.gpux.engine.lease.Lease;
@@ -50,6 +51,13 @@ public final class MatchingEngine
     long moneyInExchange;
     long lastCommandTime = Long.MIN_VALUE;
     long commandCount;
+    /**
+     * Time of the last RESTART, or Long.MIN_VALUE: no heartbeat window of an online machine starts before it
+     * (docs/market-rules.md section 14).
+     */
+    long restartedAtMs = Long.MIN_VALUE;
+    /** While a RESTART fires the timers due inside the outage: its time (leases start no earlier); else Long.MIN_VALUE. */
+    long outageEndMs = Long.MIN_VALUE;
 
     final Funds funds;
     final Matcher matcher;
@@ -59,6 +67,7 @@ public final class MatchingEngine
     final OrderEntry orderEntry;
     final Admin admin;
     final ApiKeys apiKeys;
+    final Restarts restarts;
     private final Quoter quoter;
 
     public MatchingEngine(final EventSink sink)
@@ -72,6 +81,7 @@ public final class MatchingEngine
         orderEntry = new OrderEntry(this);
         admin = new Admin(this);
         apiKeys = new ApiKeys(this);
+        restarts = new Restarts(this);
         quoter = new Quoter(this);
     }
 
@@ -90,11 +100,19 @@ public final class MatchingEngine
         out.sink(sink);
     }
 
-    /** Applies one command: fires due timers, applies it, fires the timers it made due at once. */
+    /**
+     * Applies one command: fires due timers, applies it, fires the timers it made due at once. A RESTART
+     * first gives the machines fresh heartbeat windows, so that the timers due during the outage fire
+     * without the heartbeat timeouts that fell due in it.
+     */
     public void apply(final Command cmd)
     {
         final long time = Math.max(cmd.timeMs, lastCommandTime);
         out.commandSequence = cmd.sequence;
+        if (cmd.type == CommandType.RESTART)
+        {
+            restarts.beginRecovery(time);
+        }
         fireTimers(time);
         out.now = time;
         lastCommandTime = time;
@@ -111,6 +129,7 @@ public final class MatchingEngine
             case TICK ->
             {
             }
+            case RESTART -> restarts.endRecovery();
             default -> applyAdmin(cmd);
         }
         fireTimers(time);
@@ -135,6 +154,7 @@ public final class MatchingEngine
             case RESUME -> admin.resume(cmd);
             case BOOK -> admin.book(cmd);
             case KEY -> apiKeys.key(cmd);
+            case COD_SESSION -> restarts.codSession(cmd);
             default -> throw new IllegalArgumentException("unknown command " + cmd.type);
         }
     }

@@ -105,6 +105,7 @@ final class StateWalker
             }
         }
         apiKeys();
+        restarts(accounts);
         return h.hash();
     }
 
@@ -120,6 +121,28 @@ final class StateWalker
         for (final long keyId : keys.sortedKeyIds())
         {
             h.add(keyId).add(keys.stored(keyId));
+        }
+    }
+
+    /** Walked only after a restart or a cancel-on-disconnect session, so that other states hash as before them. */
+    private void restarts(final Account[] accounts)
+    {
+        boolean any = engine.restartedAtMs != Long.MIN_VALUE;
+        for (final Account a : accounts)
+        {
+            any |= a.codSessions != 0;
+        }
+        if (!any)
+        {
+            return;
+        }
+        h.add(-7).add(engine.restartedAtMs);
+        for (final Account a : accounts)
+        {
+            if (a.codSessions != 0)
+            {
+                h.add(a.id).add(a.codSessions);
+            }
         }
     }
 

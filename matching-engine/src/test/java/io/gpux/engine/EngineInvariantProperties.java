@@ -85,7 +85,7 @@ class EngineInvariantProperties
     enum Kind
     {
         ASK, BID, CANCEL, REPLACE, MASS_CANCEL, RELEASE, DEPOSIT, BEAT, HEARTBEAT, TOGGLE, TICK, CONFIG, HALT,
-        RESUME, BOOK, KEY
+        RESUME, BOOK, KEY, COD_SESSION, RESTART
     }
 
     /** One step of a run: its kind, a time step and kind-specific small integers. */
@@ -211,7 +211,14 @@ class EngineInvariantProperties
         final Arbitrary<Act> book = act(Kind.BOOK, dt(), List.of(ints(0, 2)));
         final Arbitrary<Act> key = act(Kind.KEY, dt(), List.of(ints(0, ACCOUNTS.length), ints(0, 6),
             Arbitraries.frequency(Tuple.of(2, 0), Tuple.of(1, 1))));
+        final Arbitrary<Act> codSession = act(Kind.COD_SESSION, dt(), List.of(ints(0, ACCOUNTS.length),
+            Arbitraries.frequency(Tuple.of(2, 0), Tuple.of(1, 1))));
+        final Arbitrary<Act> restart = act(Kind.RESTART, Arbitraries.frequencyOf(
+            Tuple.of(3, Arbitraries.longs().between(0, 60_000)),
+            Tuple.of(2, Arbitraries.longs().between(60_000, 3_600_000))), List.of());
         return Arbitraries.frequencyOf(
+            Tuple.of(1, codSession),
+            Tuple.of(1, restart),
             Tuple.of(20, ask),
             Tuple.of(30, bid),
             Tuple.of(6, cancel),
@@ -334,6 +341,9 @@ class EngineInvariantProperties
                 case BOOK -> line("BOOK market=" + MARKETS[a.p(0)]);
                 case KEY -> line("KEY account=" + (a.p(0) < ACCOUNTS.length ? ACCOUNTS[a.p(0)] : "nobody") + " key=" +
                     a.p(1) + (a.p(2) == 1 ? " revoke=true" : ""));
+                case COD_SESSION -> line("COD_SESSION account=" + (a.p(0) < ACCOUNTS.length ? ACCOUNTS[a.p(0)] : "nobody") +
+                    (a.p(1) == 1 ? " closed=true" : ""));
+                case RESTART -> line("RESTART");
                 default -> throw new IllegalStateException();
             }
         }
@@ -531,7 +541,8 @@ class EngineInvariantProperties
                 }
                 final boolean quiet = lineEvents.stream().allMatch(t -> t == EventType.REJECTED || t == EventType.BOOK);
                 final boolean silentWriter = Set.of("MARKET", "CONFIG", "ACCOUNT", "MACHINE", "HALT", "RESUME",
-                    "HEARTBEAT").contains(verb) || verb.equals("KEY") && !lineEvents.contains(EventType.REJECTED);
+                    "HEARTBEAT", "RESTART").contains(verb) ||
+                    Set.of("KEY", "COD_SESSION").contains(verb) && !lineEvents.contains(EventType.REJECTED);
                 if (quiet && !timersDue && sameTime && !silentWriter && hash != hashBefore)
                 {
                     throw failure(new AssertionError("state hash changed although the command printed only " +

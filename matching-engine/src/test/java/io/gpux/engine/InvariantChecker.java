@@ -482,6 +482,11 @@ public final class InvariantChecker
         }
     }
 
+    /** Exchange outages (L, T], as RESTART commands ended them (docs/market-rules.md section 14). */
+    private final List<long[]> outages = new ArrayList<>();
+    private long lastRestartSeen = Long.MIN_VALUE;
+    private long lastCheckedTime = Long.MIN_VALUE;
+
     /** Per machine: times of its state changes, from MACHINE_ONLINE / MACHINE_OFFLINE (alternating). */
     private final Map<Long, List<long[]>> transitions = new HashMap<>();
 
@@ -498,7 +503,7 @@ public final class InvariantChecker
      * Sections 8 and 13.29, recomputed from the machine's MACHINE_ONLINE/OFFLINE history: online time over
      * online + offline time since the first heartbeat, within the current UTC day and the 89 before it, as
      * of the last recompute point (a state change, the 24-hour mark, a day boundary); at most 0.95 in the
-     * first 24 hours; 1 with no history.
+     * first 24 hours; 1 with no history. Time offline inside an exchange outage counts neither way.
      *
      * @return {numerator, denominator}
      */
@@ -533,10 +538,14 @@ public final class InvariantChecker
             final long to = i + 1 < list.size() ? Math.min(list.get(i + 1)[0], at) : at;
             if (to > from)
             {
-                total += to - from;
                 if (list.get(i)[1] == 1)
                 {
                     online += to - from;
+                    total += to - from;
+                }
+                else
+                {
+                    total += to - from - inOutages(from, to);
                 }
             }
         }
@@ -548,6 +557,16 @@ public final class InvariantChecker
             den = 20;
         }
         return new long[]{num, den};
+    }
+
+    private long inOutages(final long from, final long to)
+    {
+        long overlap = 0;
+        for (final long[] o : outages)
+        {
+            overlap += Math.max(0, Math.min(to, o[1]) - Math.max(from, o[0]));
+        }
+        return overlap;
     }
 
     private final Set<Long> gangLeasesChecked = new HashSet<>();
@@ -675,6 +694,13 @@ public final class InvariantChecker
     public void check()
     {
         final long now = engine.lastCommandTime;
+        if (engine.restartedAtMs != lastRestartSeen)
+        {
+            // a RESTART: the outage runs from the command checked before it to its own time
+            outages.add(new long[]{lastCheckedTime, engine.restartedAtMs});
+            lastRestartSeen = engine.restartedAtMs;
+        }
+        lastCheckedTime = now;
         pendingDeposits.clear(); // a rejected DEPOSIT prints no BALANCE and adds nothing
         checkMoney();
         final Map<Order, Long> inBook = checkBooks();
@@ -901,8 +927,9 @@ public final class InvariantChecker
             // heartbeat timeout
             if (m.online && engine.heartbeatTimeoutMs > 0)
             {
-                require(m.lastHeartbeat + engine.heartbeatTimeoutMs > now, m.name + ": online at " + now +
-                    " but its last heartbeat was " + m.lastHeartbeat + " (timeout " + engine.heartbeatTimeoutMs + ")");
+                require(Math.max(m.lastHeartbeat, engine.restartedAtMs) + engine.heartbeatTimeoutMs > now, m.name +
+                    ": online at " + now + " but its last heartbeat was " + m.lastHeartbeat + " (timeout " +
+                    engine.heartbeatTimeoutMs + ", last restart " + engine.restartedAtMs + ")");
                 require(m.timeoutTimer != null && m.timeoutTimer.scheduled() && m.timeoutTimer.target == m &&
                     m.timeoutTimer.kind == Timer.MACHINE_TIMEOUT, m.name + ": online without a timeout timer");
             }

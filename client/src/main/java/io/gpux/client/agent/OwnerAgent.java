@@ -33,11 +33,14 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.NanoClock;
 
 /**
  * The owner's agent on a GPU machine: it finds the GPUs with nvidia-smi, registers the machine, keeps
@@ -76,6 +79,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * A request that fails (disconnected, no answer in time, BUSY) is reported and tried again next
  * interval; the client reconnects by itself and re-sends unanswered order entry.
  *
+ * <h2>Stopping</h2>
+ * {@link #stop()} stops gracefully, so that no renter loses a lease without notice: each interval the
+ * agent keeps heartbeating, cancels every ask of the machine with {@code reclaim=true} (renters get
+ * OWNER_RECLAIM notices with the market's full grace; a reclaim already running keeps its notices),
+ * and ends once the machine has no lease left ({@link OwnerAgentListener#onStopped} with 0). The wait
+ * is bounded: the market's grace after the last reclaim plus {@link OwnerAgentContext#stopMargin}; an
+ * exchange that cannot be reached is retried until then. Past the deadline it ends anyway, reporting
+ * the leases it leaves, which end MACHINE_OFFLINE once the exchange misses the heartbeats.
+ * {@link #stopNow()} ends at once. {@link #awaitStopped} waits for either.
+ *
  * <h2>Threading</h2>
  * The agent's state belongs to its thread (or to whoever calls {@link #doWork()} when it is driven by
  * hand, never both). The book view belongs to the client's event loop, which hands a copy of its ask
@@ -84,7 +97,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class OwnerAgent implements AutoCloseable
 {
-        private static final int BOOK_LEVELS = 32;
+    private static final int BOOK_LEVELS = 32;
+    private static final long MIN_STOP_REQUEST_TIMEOUT_MS = 250;
 
     private final OwnerAgentContext ctx;
     private final GpuxClient client;
@@ -92,7 +106,10 @@ public final class OwnerAgent implements AutoCloseable
     private final OwnerAgentPricing pricing;
     private final Duration timeout;
     private final EventAdapter events = new EventAdapter();
+    private final NanoClock clock;
     private final Semaphore wakeups = new Semaphore(0);
+    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final Set<Long> machineLeases = ConcurrentHashMap.newKeySet();
     private final AtomicLong heartbeats = new AtomicLong();
     private final AtomicLong telemetryFailures = new AtomicLong();
     private final long[] bookPrices = new long[BOOK_LEVELS];
@@ -109,8 +126,17 @@ public final class OwnerAgent implements AutoCloseable
     private volatile List<GpuInfo> gpus;
     private Thread thread;
 
+    private volatile boolean stopRequested;
+    private volatile boolean stopped;
+    private volatile int leasesLeft;
+    private long stopDeadlineNs;
+    private boolean stopping;
+    private boolean stopUnreachable;
+    private int stopReportedLeases = -1;
+
     private volatile String market;
     private long tick = 1;
+    private long graceMs;
     private boolean subscribed;
     private boolean telemetryFailing;
 
@@ -121,6 +147,7 @@ public final class OwnerAgent implements AutoCloseable
         this.listener = ctx.listener();
         this.pricing = new OwnerAgentPricing(ctx.reservePrice(), ctx.price(), ctx.undercut());
         this.timeout = ctx.requestTimeout();
+        this.clock = ctx.nanoClock();
         client.addListener(events);
     }
 
@@ -187,6 +214,7 @@ public final class OwnerAgent implements AutoCloseable
                 Thread.currentThread().interrupt();
             }
         }
+        terminated.countDown();
         client.removeListener(events);
         if (subscribed)
         {
@@ -213,6 +241,71 @@ public final class OwnerAgent implements AutoCloseable
     {
         reclaimRequested = false;
         wakeups.release();
+    }
+
+    /**
+     * Stops gracefully (see the class comment): withdraws the machine's asks with reclaim, heartbeats
+     * until its last lease has ended or the deadline passed, then the agent's thread ends. Any thread.
+     */
+    public void stop()
+    {
+        stopRequested = true;
+        wakeups.release();
+    }
+
+    /**
+     * Stops at once: the agent's thread ends without waiting for the leases, which end MACHINE_OFFLINE
+     * without notice once the exchange misses the machine's heartbeats. Any thread.
+     *
+     * @return the leases on the machine as last known, which this stop abandons.
+     */
+    public int stopNow()
+    {
+        final Thread t;
+        synchronized (this)
+        {
+            running = false;
+            t = thread;
+        }
+        if (t == null)
+        {
+            terminated.countDown();
+        }
+        else if (t != Thread.currentThread())
+        {
+            t.interrupt();
+        }
+        return stopped ? leasesLeft : machineLeases.size();
+    }
+
+    /** True from {@link #stop()} on. */
+    public boolean isStopping()
+    {
+        return stopRequested;
+    }
+
+    /** True once a graceful stop has finished: the last lease ended, or the deadline passed. */
+    public boolean isStopped()
+    {
+        return stopped;
+    }
+
+    /** Waits until the agent's thread has ended (a graceful stop finished, {@link #stopNow()}, {@link #close()}). */
+    public boolean awaitStopped(final Duration wait) throws InterruptedException
+    {
+        return terminated.await(wait.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Waits as long as it takes until the agent's thread has ended. */
+    public void awaitStopped() throws InterruptedException
+    {
+        terminated.await();
+    }
+
+    /** The leases on the machine, as the last portfolio and the lease events since say. */
+    public int leasesOnMachine()
+    {
+        return machineLeases.size();
     }
 
     /** True from the reclaim's cancel until the trigger went away. */
@@ -267,31 +360,39 @@ public final class OwnerAgent implements AutoCloseable
 
     private void run()
     {
-        final long intervalNs = ctx.heartbeatInterval().toNanos();
-        while (running)
+        try
         {
-            final long started = System.nanoTime();
-            try
+            final long intervalNs = ctx.heartbeatInterval().toNanos();
+            while (running)
             {
-                doWork();
-            }
-            catch (final RuntimeException ex)
-            {
-                listener.onError("internal", ex.toString());
-            }
-            try
-            {
-                long remaining = intervalNs - (System.nanoTime() - started);
-                // a wake-up (reclaim, resume, reconnect) runs the next cycle early
+                final long started = clock.nanoTime();
+                try
+                {
+                    doWork();
+                }
+                catch (final RuntimeException ex)
+                {
+                    listener.onError("internal", ex.toString());
+                }
+                if (!running)
+                {
+                    return;
+                }
+                final long remaining = intervalNs - (clock.nanoTime() - started);
+                // a wake-up (reclaim, resume, reconnect, stop, a lease's end) runs the next cycle early
                 if (remaining > 0 && wakeups.tryAcquire(remaining, TimeUnit.NANOSECONDS))
                 {
                     wakeups.drainPermits();
                 }
             }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
+        }
+        catch (final InterruptedException ex)
+        {
+            running = false;
+        }
+        finally
+        {
+            terminated.countDown();
         }
     }
 
@@ -303,6 +404,21 @@ public final class OwnerAgent implements AutoCloseable
      */
     public int doWork()
     {
+        if (stopped)
+        {
+            return 0;
+        }
+        if (stopRequested && !stopping)
+        {
+            stopping = true;
+            stopDeadlineNs = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs) + ctx.stopMargin().toNanos();
+        }
+        if (stopping && gpus == null)
+        {
+            // never discovered, so never registered by this run: no lease to wait for
+            finishStop(0);
+            return 1;
+        }
         int work = 0;
         try
         {
@@ -324,6 +440,10 @@ public final class OwnerAgent implements AutoCloseable
             }
             heartbeat();
             work++;
+            if (stopping)
+            {
+                return work + drain();
+            }
             final boolean wantReclaim = reclaimRequested || (ctx.reclaimFile() != null && Files.exists(ctx.reclaimFile()));
             if (wantReclaim && !reclaimed)
             {
@@ -343,14 +463,135 @@ public final class OwnerAgent implements AutoCloseable
         catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
         {
             // disconnected, no answer in time, or a query refused (BUSY, RATE_LIMITED): next interval
-            listener.onError("exchange request", String.valueOf(ex.getMessage()));
+            if (stopping)
+            {
+                if (!stopUnreachable)
+                {
+                    stopUnreachable = true;
+                    listener.onStopUnreachable(String.valueOf(ex.getMessage()), stopLeftMs());
+                }
+            }
+            else
+            {
+                listener.onError("exchange request", String.valueOf(ex.getMessage()));
+            }
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
             running = false;
         }
+        finally
+        {
+            if (stopping && !stopped && clock.nanoTime() - stopDeadlineNs >= 0)
+            {
+                finishStop(machineLeases.size());
+            }
+        }
         return work;
+    }
+
+    /**
+     * One interval of a graceful stop (after the heartbeat): cancels the machine's asks with reclaim and
+     * counts its leases; ends the stop when none is left.
+     */
+    private int drain() throws IOException, InterruptedException, TimeoutException
+    {
+        final Portfolio p = client.portfolio(timeout());
+        if (stopUnreachable)
+        {
+            // reached again: say again what the stop waits for
+            stopUnreachable = false;
+            stopReportedLeases = -1;
+        }
+        int reclaims = 0;
+        for (final OpenOrder o : p.getOrdersList())
+        {
+            if (o.getSide() == Side.ASK && o.getMachineId() == machineId)
+            {
+                final Response r = client.call(Envelope.newBuilder().setCancel(
+                    Cancel.newBuilder().setOrderId(o.getOrderId()).setReclaim(true)), timeout());
+                if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
+                {
+                    listener.onError("reclaim", r.getReason() + " " + r.getMessage());
+                    continue;
+                }
+                // the notices take effect a grace from now: wait for them, whenever the reclaim got through
+                stopDeadlineNs = Math.max(stopDeadlineNs,
+                    clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs) + ctx.stopMargin().toNanos());
+                if (o.getOrderId() == askOrderId)
+                {
+                    askOrderId = 0;
+                }
+                reclaimed = true;
+                reclaims++;
+                listener.onReclaimed(o.getOrderId());
+            }
+        }
+        final int leases = refreshMachineLeases(p);
+        if (reclaims > 0)
+        {
+            // a lease may have started from the ask between the portfolio and its cancel: count again next interval
+            return reclaims;
+        }
+        if (leases == 0)
+        {
+            finishStop(0);
+            return 1;
+        }
+        if (leases != stopReportedLeases)
+        {
+            stopReportedLeases = leases;
+            listener.onStopWaiting(leases, stopLeftMs());
+        }
+        return 0;
+    }
+
+    private void finishStop(final int leases)
+    {
+        leasesLeft = leases;
+        stopped = true;
+        running = false;
+        listener.onStopped(leases);
+        synchronized (this)
+        {
+            if (thread == null)
+            {
+                terminated.countDown();
+            }
+        }
+    }
+
+    private long stopLeftMs()
+    {
+        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(stopDeadlineNs - clock.nanoTime()));
+    }
+
+    /** The wait for one answer: the configured timeout, cut to what is left of a graceful stop's wait. */
+    private Duration timeout()
+    {
+        if (!stopping)
+        {
+            return timeout;
+        }
+        final long leftMs = Math.max(MIN_STOP_REQUEST_TIMEOUT_MS, stopLeftMs());
+        return leftMs < timeout.toMillis() ? Duration.ofMillis(leftMs) : timeout;
+    }
+
+    /** Takes the machine's leases from a portfolio (the lease events keep them between two); their count. */
+    private int refreshMachineLeases(final Portfolio p)
+    {
+        final Set<Long> ids = new HashSet<>();
+        for (final LeaseInfo lease : p.getLeasesList())
+        {
+            if (!lease.getRenter() && lease.getMachineId() == machineId)
+            {
+                ids.add(lease.getLeaseId());
+            }
+        }
+        machineLeases.retainAll(ids);
+        machineLeases.addAll(ids);
+        return ids.size();
     }
 
     private boolean discover()
@@ -378,7 +619,7 @@ public final class OwnerAgent implements AutoCloseable
         final Response r = client.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder()
             .setName(ctx.machineName()).setMarket(market).setGpus(found.size())
             .setVramGb((int)Math.min(Integer.MAX_VALUE, found.get(0).vramGb()))
-            .setRegion(ctx.region()).setInterconnect(ctx.interconnect())), timeout);
+            .setRegion(ctx.region()).setInterconnect(ctx.interconnect())), timeout());
         if (r.getReason() != Reason.REASON_OK)
         {
             listener.onRegisterRejected(r.getReason(), r.getMessage());
@@ -390,11 +631,12 @@ public final class OwnerAgent implements AutoCloseable
         {
             listener.onRegistered(machineId, ctx.machineName(), market, found.size());
         }
-        for (final MarketInfo m : client.markets(timeout).getMarketsList())
+        for (final MarketInfo m : client.markets(timeout()).getMarketsList())
         {
             if (m.getSymbol().equals(market))
             {
                 tick = Math.max(1, m.getTick());
+                graceMs = Math.max(0, m.getGraceMs());
             }
         }
         if (pricing.undercut() && !subscribed)
@@ -426,7 +668,7 @@ public final class OwnerAgent implements AutoCloseable
                 listener.onTelemetryFailed(ex);
             }
         }
-        final Response r = client.call(Envelope.newBuilder().setMachineHeartbeat(heartbeat), timeout);
+        final Response r = client.call(Envelope.newBuilder().setMachineHeartbeat(heartbeat), timeout());
         if (r.getReason() == Reason.REASON_OK)
         {
             heartbeats.incrementAndGet();
@@ -447,7 +689,7 @@ public final class OwnerAgent implements AutoCloseable
         if (orderId != 0)
         {
             final Response r = client.call(Envelope.newBuilder().setCancel(
-                Cancel.newBuilder().setOrderId(orderId).setReclaim(true)), timeout);
+                Cancel.newBuilder().setOrderId(orderId).setReclaim(true)), timeout());
             if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
             {
                 listener.onError("reclaim", r.getReason() + " " + r.getMessage());
@@ -463,7 +705,7 @@ public final class OwnerAgent implements AutoCloseable
     /** Posts, re-prices or grows the ask; returns 1 if it sent a command that the exchange accepted. */
     private int keepAsk() throws IOException, InterruptedException, TimeoutException
     {
-        final Portfolio p = client.portfolio(timeout);
+        final Portfolio p = client.portfolio(timeout());
         MachineInfo machine = null;
         for (final MachineInfo m : p.getMachinesList())
         {
@@ -477,6 +719,7 @@ public final class OwnerAgent implements AutoCloseable
             reregister = true;
             return 0;
         }
+        refreshMachineLeases(p);
         int leased = 0;
         for (final LeaseInfo lease : p.getLeasesList())
         {
@@ -507,7 +750,7 @@ public final class OwnerAgent implements AutoCloseable
         {
             replace.setPrice(target);
         }
-        final Response r = client.call(Envelope.newBuilder().setReplace(replace), timeout);
+        final Response r = client.call(Envelope.newBuilder().setReplace(replace), timeout());
         if (r.getReason() == Reason.REASON_OK)
         {
             askPrice = reprice ? target : ask.getPrice();
@@ -550,7 +793,7 @@ public final class OwnerAgent implements AutoCloseable
     {
         final long orderId = client.nextOrderId();
         final Response r = client.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(orderId)
-            .setMachineId(machineId).setGpus(free).setPrice(price)), timeout);
+            .setMachineId(machineId).setGpus(free).setPrice(price)), timeout());
         if (r.getReason() != Reason.REASON_OK)
         {
             listener.onAskRejected(orderId, r.getReason(), r.getMessage());
@@ -571,7 +814,7 @@ public final class OwnerAgent implements AutoCloseable
         final int levels;
         try
         {
-            levels = client.eventLoop().submit(events::copyAsks).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            levels = client.eventLoop().submit(events::copyAsks).get(timeout().toMillis(), TimeUnit.MILLISECONDS);
         }
         catch (final ExecutionException ex)
         {
@@ -591,7 +834,6 @@ public final class OwnerAgent implements AutoCloseable
     /** The agent's view of the client's callbacks: the book and the machine's events (the client's event loop). */
     private final class EventAdapter implements ClientListener
     {
-        private final Set<Long> leases = new HashSet<>();
         private BookView book;
 
         /** Copies the best ask levels into the agent's arrays; -1 without a valid book (event loop). */
@@ -671,7 +913,7 @@ public final class OwnerAgent implements AutoCloseable
         {
             if (!started.getRenter() && started.getMachineId() == machineId)
             {
-                leases.add(started.getLeaseId());
+                machineLeases.add(started.getLeaseId());
                 listener.onLeaseStarted(started.getLeaseId(), started.getGpus(), started.getPrice());
             }
         }
@@ -679,9 +921,14 @@ public final class OwnerAgent implements AutoCloseable
         @Override
         public void onLeaseEnded(final AccountEvent event, final LeaseEnded ended)
         {
-            if (leases.remove(ended.getLeaseId()))
+            if (machineLeases.remove(ended.getLeaseId()))
             {
                 listener.onLeaseEnded(ended.getLeaseId(), ended.getReason());
+            }
+            if (stopRequested)
+            {
+                // a graceful stop may be waiting for this one: count again now
+                wakeups.release();
             }
         }
     }

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * The {@link OwnerAgent}'s settings: fluent setters and same-name getters; {@link #conclude()} validates (the
@@ -16,6 +18,8 @@ public final class OwnerAgentContext
     public static final Duration HEARTBEAT_INTERVAL_DEFAULT = Duration.ofSeconds(5);
     /** Default wait for each answer of the exchange. */
     public static final Duration REQUEST_TIMEOUT_DEFAULT = Duration.ofSeconds(10);
+    /** Default time a graceful stop waits past its reclaim notices' effective time for the leases' ends. */
+    public static final Duration STOP_MARGIN_DEFAULT = Duration.ofSeconds(5);
 
     private static final int MAX_MACHINE_NAME = 64;
 
@@ -34,6 +38,8 @@ public final class OwnerAgentContext
     private boolean withdrawOnClose;
     private OwnerAgentListener listener;
     private String threadName = "gpux-owner-agent";
+    private Duration stopMargin = STOP_MARGIN_DEFAULT;
+    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
 
     /** Checks the settings and fills in the defaults; called by the agent's constructor. */
     public OwnerAgentContext conclude()
@@ -58,6 +64,14 @@ public final class OwnerAgentContext
             || requestTimeout.isNegative() || requestTimeout.isZero())
         {
             throw new IllegalArgumentException("the heartbeat interval and the request timeout must be positive");
+        }
+        if (stopMargin == null || stopMargin.isNegative())
+        {
+            throw new IllegalArgumentException("the stop margin must not be negative");
+        }
+        if (nanoClock == null)
+        {
+            nanoClock = SystemNanoClock.INSTANCE;
         }
         if (nvidiaSmi == null)
         {
@@ -266,6 +280,33 @@ public final class OwnerAgentContext
     public OwnerAgentListener listener()
     {
         return listener;
+    }
+
+    /**
+     * How long a graceful {@link OwnerAgent#stop()} waits past the market's grace after its last reclaim
+     * for the leases' ends (lease events travel, the exchange's timers fire on its ticks); default 5 s.
+     */
+    public OwnerAgentContext stopMargin(final Duration stopMargin)
+    {
+        this.stopMargin = stopMargin;
+        return this;
+    }
+
+    public Duration stopMargin()
+    {
+        return stopMargin;
+    }
+
+    /** The clock of the intervals and of a graceful stop's deadline; default the system's. */
+    public OwnerAgentContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
+        return this;
+    }
+
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
     }
 
     public OwnerAgentContext threadName(final String threadName)

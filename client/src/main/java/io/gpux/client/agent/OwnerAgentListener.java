@@ -88,6 +88,35 @@ public interface OwnerAgentListener
     {
     }
 
+    /**
+     * A graceful stop waits for the machine's leases to end after their notices (reported when their
+     * count changes).
+     *
+     * @param leases the leases still on the machine.
+     * @param leftMs how long the stop waits for them at most.
+     */
+    default void onStopWaiting(final int leases, final long leftMs)
+    {
+    }
+
+    /**
+     * A graceful stop cannot reach the exchange (once per run of failures); the agent keeps trying until
+     * the stop's deadline.
+     */
+    default void onStopUnreachable(final String problem, final long leftMs)
+    {
+    }
+
+    /**
+     * A graceful stop has finished; the agent's thread ends.
+     *
+     * @param leasesLeft 0: every lease of the machine ended; otherwise the deadline passed with these
+     *                   leases left, which end MACHINE_OFFLINE once the exchange misses the heartbeats.
+     */
+    default void onStopped(final int leasesLeft)
+    {
+    }
+
     /** A request of the agent failed (disconnected, no answer in time, refused); it tries again next interval. */
     default void onError(final String what, final String problem)
     {

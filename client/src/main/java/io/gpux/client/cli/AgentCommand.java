@@ -19,14 +19,27 @@ import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code gpux agent}: runs the {@link OwnerAgent} on this machine until Ctrl-C. */
+/**
+ * {@code gpux agent}: runs the {@link OwnerAgent} on this machine until Ctrl-C (or SIGTERM, or {@code --run-for}),
+ * which stops it gracefully; a second Ctrl-C stops it at once.
+ */
 @Command(name = "agent", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs the owner agent: discovers the GPUs with nvidia-smi, registers the machine, heartbeats with "
         + "GPU telemetry, keeps an ask of the free GPUs on the book, and reclaims the machine while --reclaim-file "
         + "exists. Needs an OWNER or MARKET_MAKER key. Runs until Ctrl-C.",
-        "Exit status: 0 stopped, 1 the exchange refused the machine, 2 bad usage, 3 connection or login failure."})
+        "Stopping: Ctrl-C, SIGTERM or the end of --run-for stops gracefully: the machine's asks are cancelled with "
+            + "reclaim (renters get OWNER_RECLAIM notices with the market's full grace; a reclaim already running keeps "
+            + "its notices) and the agent keeps heartbeating until the last lease has ended, at most the grace plus "
+            + "--stop-margin, retrying while the exchange cannot be reached. A second Ctrl-C stops at once: the "
+            + "leases then end MACHINE_OFFLINE, without notice, when the exchange's heartbeat timeout passes "
+            + "(15 s by default).",
+        "Exit status: 0 stopped (no lease left behind), 1 the exchange refused the machine, 2 bad usage, "
+            + "3 connection or login failure, 4 stopped leaving leases to end MACHINE_OFFLINE."})
 public final class AgentCommand extends ClientCommand
 {
+    /** Exit status: stopped at once, or past the graceful stop's deadline, with leases still on the machine. */
+    static final int LEASES_LEFT = 4;
+
     @Option(names = "--reserve", required = true, paramLabel = "PRICE", converter = Converters.Price.class,
         description = "the least to take per GPU-hour: the ask never goes below it")
     long reserve;
@@ -67,8 +80,13 @@ public final class AgentCommand extends ClientCommand
         converter = Converters.DurationMs.class, description = "how long one nvidia-smi run may take (default ${DEFAULT-VALUE})")
     long nvidiaSmiTimeoutMs;
 
-    @Option(names = "--withdraw-on-exit", description = "cancel the ask when the agent stops (leases run on)")
+    @Option(names = "--withdraw-on-exit",
+        description = "on a stop at once (second Ctrl-C), cancel the ask too; a graceful stop always withdraws it")
     boolean withdrawOnExit;
+
+    @Option(names = "--stop-margin", paramLabel = "DURATION", defaultValue = "5s", converter = Converters.DurationMs.class,
+        description = "how long a graceful stop waits past the notices' grace for the leases to end (default ${DEFAULT-VALUE})")
+    long stopMarginMs;
 
     @Option(names = "--run-for", paramLabel = "DURATION", converter = Converters.DurationMs.class,
         description = "stop after this long (default: run until Ctrl-C)")
@@ -86,12 +104,12 @@ public final class AgentCommand extends ClientCommand
             .machineName(name).market(market).region(region).interconnect(interconnect)
             .heartbeatInterval(Duration.ofMillis(intervalMs)).requestTimeout(timeout())
             .reservePrice(reserve).price(price).undercut(undercut).reclaimFile(reclaimFile).withdrawOnClose(withdrawOnExit);
-        final CountDownLatch stop = new CountDownLatch(1);
+        final CountDownLatch stopAsked = new CountDownLatch(1);
         final AtomicInteger status = new AtomicInteger();
         try (GpuxClient client = connect(null))
         {
-            final Report report = new Report(stop, status);
-            settings.client(client).listener(report);
+            final Report report = new Report(stopAsked, status);
+            settings.client(client).listener(report).stopMargin(Duration.ofMillis(stopMarginMs));
             try
             {
                 settings.conclude();
@@ -110,11 +128,13 @@ public final class AgentCommand extends ClientCommand
                     report.line("stopped", "heartbeats " + agent.heartbeats(), new Json().put("heartbeats", agent.heartbeats()));
                 }
             };
-            // Ctrl-C: stop the agent cleanly (and withdraw the ask if asked to) before the JVM exits
-            final Thread onCtrlC = new Thread(finish, "gpux-agent-shutdown");
-            Runtime.getRuntime().addShutdownHook(onCtrlC);
+            // SIGINT and SIGTERM go to the two-stage stop; any other end of the JVM still closes the agent
+            final Thread onExit = new Thread(finish, "gpux-agent-shutdown");
+            Runtime.getRuntime().addShutdownHook(onExit);
+            final StopSignals signals = new StopSignals(stopAsked::countDown, () -> report.stopNow(agent, status));
             try
             {
+                report.again = signals.install().installed().contains("INT") ? "; Ctrl-C again to stop now" : "";
                 report.line("started", "machine " + settings.machineName() + ", reserve " + Format.price(reserve)
                     + (undercut ? ", undercut" : ", price " + Format.price(settings.price())),
                     new Json().put("name", settings.machineName()).put("reserve", Format.price(reserve))
@@ -122,23 +142,31 @@ public final class AgentCommand extends ClientCommand
                 agent.start();
                 if (runForMs == null)
                 {
-                    stop.await();
+                    stopAsked.await();
                 }
-                else
+                else if (!stopAsked.await(runForMs, TimeUnit.MILLISECONDS))
                 {
-                    stop.await(runForMs, TimeUnit.MILLISECONDS);
+                    signals.request();
+                }
+                if (status.get() != CliException.REJECTED)
+                {
+                    report.line("stopping", "withdrawing the asks of " + settings.machineName() + " with reclaim",
+                        new Json().put("name", settings.machineName()));
+                    agent.stop();
+                    agent.awaitStopped();
                 }
             }
             finally
             {
                 finish.run();
+                signals.close();
                 try
                 {
-                    Runtime.getRuntime().removeShutdownHook(onCtrlC);
+                    Runtime.getRuntime().removeShutdownHook(onExit);
                 }
                 catch (final IllegalStateException shuttingDown)
                 {
-                    // Ctrl-C: the hook is running
+                    // the JVM is exiting: the hook is running
                 }
             }
             return status.get();
@@ -150,6 +178,8 @@ public final class AgentCommand extends ClientCommand
     {
         private final CountDownLatch stop;
         private final AtomicInteger status;
+        /** What a waiting line ends with: how to stop at once, where Ctrl-C is ours. */
+        volatile String again = "";
 
         Report(final CountDownLatch stop, final AtomicInteger status)
         {
@@ -159,6 +189,12 @@ public final class AgentCommand extends ClientCommand
 
         void line(final String event, final String text, final Json fields)
         {
+            line(event, event, text, fields);
+        }
+
+        /** One line: JSON with the event, or text with the label. */
+        void line(final String event, final String label, final String text, final Json fields)
+        {
             if (json)
             {
                 final String f = fields.toString();
@@ -166,7 +202,7 @@ public final class AgentCommand extends ClientCommand
             }
             else
             {
-                out().println("agent  " + Format.time(System.currentTimeMillis()) + "  " + event + ": " + text);
+                out().println("agent  " + Format.time(System.currentTimeMillis()) + "  " + label + ": " + text);
             }
             out().flush();
         }
@@ -265,6 +301,58 @@ public final class AgentCommand extends ClientCommand
         public void onTelemetryRecovered()
         {
             line("nvidia_smi_recovered", "telemetry is back", new Json());
+        }
+
+        /** The second stop request: the agent stops at once; says what it costs the renters. */
+        void stopNow(final OwnerAgent agent, final AtomicInteger exitStatus)
+        {
+            final int leases = agent.stopNow();
+            if (leases > 0)
+            {
+                exitStatus.compareAndSet(0, LEASES_LEFT);
+            }
+            final String machine = agent.context().machineName();
+            line("stop_now", "stopping now", leases == 0 ? "no lease on " + machine
+                    : leases(leases) + " on " + machine + " will end MACHINE_OFFLINE without notice once the exchange "
+                    + "misses the heartbeats (in 15 s with the default heartbeat timeout)",
+                new Json().put("leases", leases).put("name", machine));
+        }
+
+        @Override
+        public void onStopWaiting(final int leases, final long leftMs)
+        {
+            line("stop_waiting", "stopping", "waiting for " + leases(leases) + " to end after their notice (at most " + seconds(leftMs) + ")"
+                + again, new Json().put("leases", leases).put("wait_ms", leftMs));
+        }
+
+        @Override
+        public void onStopUnreachable(final String problem, final long leftMs)
+        {
+            line("stop_unreachable", "stopping", "cannot reach the exchange (" + problem + "); retrying for at most "
+                + seconds(leftMs) + again, new Json().put("problem", problem).put("wait_ms", leftMs));
+        }
+
+        @Override
+        public void onStopped(final int leasesLeft)
+        {
+            if (leasesLeft == 0)
+            {
+                line("stop_done", "stopping", "no lease left on the machine", new Json().put("leases", 0));
+                return;
+            }
+            status.compareAndSet(0, LEASES_LEFT);
+            line("stop_deadline", "stopping", "gave up waiting: " + leases(leasesLeft) + " will end MACHINE_OFFLINE "
+                + "without notice once the exchange misses the heartbeats", new Json().put("leases", leasesLeft));
+        }
+
+        private static String leases(final int n)
+        {
+            return n == 1 ? "1 lease" : n + " leases";
+        }
+
+        private static String seconds(final long ms)
+        {
+            return (ms + 999) / 1000 + " s";
         }
 
         @Override

@@ -293,11 +293,15 @@ class GpuxCliTest
             "100ms", "--reserve", "1.5", "--undercut", "--run-for", "1500ms", "--json", "--key-file", owner));
         final List<Object> events = run.json().stream().map(l -> l.get("event")).toList();
         assertEquals(List.of("started", "discovered", "registered", "online", "ask"), events.subList(0, 5), run.toString());
-        assertEquals("stopped", events.get(events.size() - 1));
+        assertEquals(List.of("stopping", "reclaimed", "stop_done", "stopped"), events.subList(events.size() - 4, events.size()),
+            "--run-for ending stops gracefully: the ask is cancelled with reclaim, no lease is left: " + run);
         final Map<String, Object> ask = run.json().get(4);
         assertEquals("1.5000", ask.get("price"));
         assertEquals(1L, ask.get("gpus"));
-        assertTrue(ok(raw(Map.of(), "agent", "--help")).out().contains("--reclaim-file"));
+        assertEquals(ask.get("order_id"), run.json().get(events.size() - 3).get("order_id"));
+        final String help = ok(raw(Map.of(), "agent", "--help")).out();
+        assertTrue(help.contains("--reclaim-file") && help.contains("--stop-margin")
+            && help.contains("Stopping: Ctrl-C, SIGTERM"), help);
 
         final Run refused = cli("agent", "--nvidia-smi", smi, "--market", "AGENT-TEST", "--reserve", "1", "--run-for", "5s",
             "--key-file", renter);

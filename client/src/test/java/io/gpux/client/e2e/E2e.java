@@ -6,6 +6,7 @@ import io.gpux.proto.v1.CreateAccount;
 import io.gpux.proto.v1.CreateKey;
 import io.gpux.proto.v1.Deposit;
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.MachineHeartbeat;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.Role;
@@ -92,6 +93,22 @@ final class E2e
         final Response key = ok(admin, Envelope.newBuilder().setCreateKey(CreateKey.newBuilder().setAccount(name)));
         assertEquals(64, key.getSecret().length(), key::toString);
         return new Key(key.getAssignedId(), key.getSecret());
+    }
+
+    /** An owner agent's heartbeat for a machine, for a scheduled task: skipped while the client is not connected. */
+    static void machineHeartbeat(final GpuxClient client, final long machine)
+    {
+        try
+        {
+            if (client.isConnected())
+            {
+                client.machineHeartbeat(MachineHeartbeat.newBuilder().setMachineId(machine).build());
+            }
+        }
+        catch (final IllegalStateException ignored)
+        {
+            // disconnected or closed: the next tick tries again
+        }
     }
 
     /** Copies a resource of {@code e2e/} to a file of the directory. */

@@ -8,7 +8,6 @@ import io.gpux.proto.v1.CancelReason;
 import io.gpux.proto.v1.EndReason;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.LeaseEnded;
-import io.gpux.proto.v1.MachineHeartbeat;
 import io.gpux.proto.v1.NoticeReason;
 import io.gpux.proto.v1.OpenOrder;
 import io.gpux.proto.v1.PlaceAsk;
@@ -132,8 +131,8 @@ class ServerLifeEndToEndTest
         heartbeats = Executors.newSingleThreadScheduledExecutor();
         heartbeats.scheduleAtFixedRate(() ->
         {
-            heartbeat(owner, machine);
-            heartbeat(mm, mmMachine);
+            E2e.machineHeartbeat(owner, machine);
+            E2e.machineHeartbeat(mm, mmMachine);
         }, 0, 250, TimeUnit.MILLISECONDS);
         ownerEvents.await("machine online", TIMEOUT, e -> e.hasMachineOnline() && e.getMachineOnline().getMachineId() == machine);
         mmEvents.await("machine online", TIMEOUT, e -> e.hasMachineOnline() && e.getMachineOnline().getMachineId() == mmMachine);
@@ -404,21 +403,6 @@ class ServerLifeEndToEndTest
         E2e.await("the renter's resend", () -> !renterAfterKill.resends().isEmpty());
         assertEquals(renterSeen, renterAfterKill.logins().get(0).getLastSeq());
         assertTrue(renterAfterKill.events().isEmpty());
-    }
-
-    private static void heartbeat(final GpuxClient client, final long machine)
-    {
-        try
-        {
-            if (client.isConnected())
-            {
-                client.machineHeartbeat(MachineHeartbeat.newBuilder().setMachineId(machine).build());
-            }
-        }
-        catch (final IllegalStateException ignored)
-        {
-            // disconnected or closed: the next tick tries again
-        }
     }
 
     /** The lease's settlements sum to what its end reports, each fee being the market's share of its charge. */

@@ -204,8 +204,20 @@ public final class HotRequest
         }
         if (hasGpus)
         {
-            c.gpus = (int)Math.min(Integer.MAX_VALUE, gpus & 0xFFFFFFFFL);
+            c.gpus = gpus;
         }
+    }
+
+    /** Whether a wire TimeInForce value is one the protocol defines (an undefined one is refused, not read as GTC). */
+    public static boolean isTimeInForce(final int value)
+    {
+        return value >= 0 && value <= 2;
+    }
+
+    /** The refusal's text for a TimeInForce value the protocol does not define. */
+    public static String timeInForceProblem(final int value)
+    {
+        return "tif " + value + " is not a TimeInForce (GTC 0, IOC 1, FOK 2)";
     }
 
     private static TimeInForce tif(final int value)

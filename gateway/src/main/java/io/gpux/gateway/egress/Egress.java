@@ -819,7 +819,14 @@ public final class Egress implements Agent
         final ByteBuf buf = s.channel.alloc().directBuffer(256);
         Frames.write(Envelope.newBuilder().setSessionError(
             SessionError.newBuilder().setCode(code).setMessage(message)).build(), buf);
-        Frames.writeLastAndClose(s.channel, buf);
+        if (code == SessionErrorCode.SLOW_CONSUMER)
+        {
+            Frames.cutOff(s.channel, buf);
+        }
+        else
+        {
+            Frames.writeLastAndClose(s.channel, buf);
+        }
         detach(s);
     }
 

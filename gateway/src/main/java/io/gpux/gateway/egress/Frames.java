@@ -5,6 +5,7 @@ import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,6 +35,61 @@ public final class Frames
             channel.close();
         }, CLOSE_GRACE_MS, TimeUnit.MILLISECONDS);
         channel.closeFuture().addListener(f -> deadline.cancel(false));
+    }
+
+    /**
+     * Cuts off a peer that stopped reading: drops every frame queued for it that has not begun to go
+     * out (the frame in progress is finished, so the stream stays whole), then writes its last frame
+     * and closes as {@link #writeLastAndClose} does. Whatever was queued, the SessionError is then the
+     * next frame after the bytes already handed to the kernel, and a peer that reads again gets it.
+     */
+    public static void cutOff(final Channel channel, final Object lastFrame)
+    {
+        channel.eventLoop().execute(() ->
+        {
+            dropUnsent(channel);
+            writeLastAndClose(channel, lastFrame);
+        });
+    }
+
+    /** Event loop only: empties the queued frames that have not begun to go out (frames start at index 0 of each buffer). */
+    static void dropUnsent(final Channel channel)
+    {
+        final ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        if (out == null)
+        {
+            return;
+        }
+        out.addFlush();
+        final boolean[] head = {true};
+        try
+        {
+            out.forEachFlushedMessage(msg ->
+            {
+                if (msg instanceof ByteBuf buf)
+                {
+                    buf.writerIndex(head[0] ? endOfFrameInProgress(buf) : buf.readerIndex());
+                }
+                head[0] = false;
+                return true;
+            });
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Where the frame that the buffer's reader index is inside ends (the reader index itself at a frame boundary). */
+    static int endOfFrameInProgress(final ByteBuf buf)
+    {
+        final int sent = buf.readerIndex();
+        int at = 0;
+        while (at < sent && at + 4 <= buf.writerIndex())
+        {
+            at += 4 + buf.getInt(at);
+        }
+        return Math.min(Math.max(at, sent), buf.writerIndex());
     }
 
     public static void write(final MessageLite message, final ByteBuf buf)

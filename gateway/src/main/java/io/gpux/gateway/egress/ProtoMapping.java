@@ -33,7 +33,7 @@ public final class ProtoMapping
     private static final io.gpux.proto.v1.CancelReason[] CANCELS = {
         io.gpux.proto.v1.CancelReason.USER, io.gpux.proto.v1.CancelReason.OWNER_RECLAIM,
         io.gpux.proto.v1.CancelReason.MASS_CANCEL, io.gpux.proto.v1.CancelReason.CANCEL_IOC,
-        io.gpux.proto.v1.CancelReason.CANCEL_FOK};
+        io.gpux.proto.v1.CancelReason.CANCEL_FOK, io.gpux.proto.v1.CancelReason.EXCHANGE_RESTART};
     private static final io.gpux.proto.v1.EndReason[] ENDS = new io.gpux.proto.v1.EndReason[EndReason.values().length];
     private static final io.gpux.proto.v1.NoticeReason[] NOTICES =
         new io.gpux.proto.v1.NoticeReason[NoticeReason.values().length];

@@ -423,7 +423,7 @@ class RequestDecoderProperties
                 {
                     return "UNKNOWN_MARKET " + r.marketString();
                 }
-                if (r.minReliabilityPpm > 1_000_000 || r.maxDurationMs < 0 || r.gpus < 0)
+                if (r.minReliabilityPpm > 1_000_000 || r.maxDurationMs < 0 || r.gpus < 0 || !HotRequest.isTimeInForce(r.tif))
                 {
                     return "INVALID_REQUEST";
                 }
@@ -434,7 +434,7 @@ class RequestDecoderProperties
             }
             case PLACE_ASK ->
             {
-                if (r.gpus < 0)
+                if (r.gpus < 0 || !HotRequest.isTimeInForce(r.tif))
                 {
                     return "INVALID_REQUEST";
                 }
@@ -450,7 +450,7 @@ class RequestDecoderProperties
             }
             case REPLACE ->
             {
-                if (!r.hasPrice && !r.hasGpus)
+                if (!r.hasPrice && !r.hasGpus || r.hasGpus && r.gpus < 0)
                 {
                     return "INVALID_REQUEST";
                 }
@@ -479,7 +479,8 @@ class RequestDecoderProperties
                     {
                         return "UNKNOWN_MARKET " + b.getMarket();
                     }
-                    if (b.getMinReliabilityPpm() > 1_000_000 || b.getMaxDurationMs() < 0 || b.getGpus() < 0)
+                    if (b.getMinReliabilityPpm() > 1_000_000 || b.getMaxDurationMs() < 0 || b.getGpus() < 0
+                        || b.getTifValue() < 0 || b.getTifValue() > 2)
                     {
                         return "INVALID_REQUEST";
                     }
@@ -498,7 +499,7 @@ class RequestDecoderProperties
                 case PLACE_ASK ->
                 {
                     final PlaceAsk a = env.getPlaceAsk();
-                    if (a.getGpus() < 0)
+                    if (a.getGpus() < 0 || a.getTifValue() < 0 || a.getTifValue() > 2)
                     {
                         return "INVALID_REQUEST";
                     }
@@ -519,7 +520,7 @@ class RequestDecoderProperties
                 case REPLACE ->
                 {
                     final Replace r = env.getReplace();
-                    if (!r.hasPrice() && !r.hasGpus())
+                    if (!r.hasPrice() && !r.hasGpus() || r.hasGpus() && r.getGpus() < 0)
                     {
                         return "INVALID_REQUEST";
                     }
@@ -531,7 +532,7 @@ class RequestDecoderProperties
                     }
                     if (r.hasGpus())
                     {
-                        staged.gpus = (int)Math.min(Integer.MAX_VALUE, r.getGpus() & 0xFFFFFFFFL);
+                        staged.gpus = r.getGpus();
                     }
                 }
                 default -> throw new AssertionError(env.getBodyCase());

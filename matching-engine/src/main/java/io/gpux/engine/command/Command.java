@@ -64,6 +64,9 @@ public final class Command
     /** KEY: revoke the key instead of adding it. */
     public boolean revoke;
 
+    /** COD_SESSION: a cancel-on-disconnect session of the account closed (false: one opened). */
+    public boolean sessionClosed;
+
     public Command reset(final CommandType type, final long timeMs)
     {
         this.type = type;
@@ -101,6 +104,7 @@ public final class Command
         hasMarket = false;
         keyId = 0;
         revoke = false;
+        sessionClosed = false;
         return this;
     }
 
@@ -141,5 +145,6 @@ public final class Command
         hasMarket = o.hasMarket;
         keyId = o.keyId;
         revoke = o.revoke;
+        sessionClosed = o.sessionClosed;
     }
 }

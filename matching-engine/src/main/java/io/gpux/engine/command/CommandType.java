@@ -2,12 +2,12 @@ package io.gpux.engine.command;
 
 /**
  * Every command the engine applies; the scenario verbs of SCENARIO-FORMAT.md (KEY: docs/market-rules.md
- * section 13). Ordinals are journaled: new types go at the end.
+ * section 13; COD_SESSION and RESTART: section 14). Ordinals are journaled: new types go at the end.
  */
 public enum CommandType
 {
     MARKET, CONFIG, ACCOUNT, DEPOSIT, MACHINE, HEARTBEAT, ASK, BID, CANCEL, REPLACE, MASS_CANCEL, RELEASE,
-    HALT, RESUME, TICK, BOOK, KEY;
+    HALT, RESUME, TICK, BOOK, KEY, COD_SESSION, RESTART;
 
     private static final CommandType[] VALUES = values();
     /** How many command types there are. */

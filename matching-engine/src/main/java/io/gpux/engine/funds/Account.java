@@ -15,6 +15,8 @@ public final class Account
     public long held;
     /** Open orders by client order id, both sides, every market (a read-only view of the engine's index). */
     public final OpenOrders openOrders = new OpenOrders(this);
+    /** Open cancel-on-disconnect sessions, as the COD_SESSION commands counted them. */
+    public int codSessions;
     public Order firstOpen;
     public Order lastOpen;
 

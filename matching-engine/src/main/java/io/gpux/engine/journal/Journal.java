@@ -20,7 +20,9 @@ import java.util.zip.CRC32C;
  * own CRC32C (the layout of {@link RecordDescriptor}), so a batch costs one queue write: the records
  * are gathered off the heap and copied into the queue at once when the batch ends. One writer thread
  * appends; readers read records in order from the start or after a given document. The writer's
- * place in the queue's file is published for a {@link Pretoucher}.
+ * place in the queue's file is published for a {@link Pretoucher} and a {@link JournalSpace} guard; under
+ * the guard, a batch is written only into file space reserved for it, never where a full disk would
+ * fault the write.
  *
  * <p>A document that fails its checks at the very end of the journal is a torn tail (a crash
  * mid-write): {@link #cutTornTail} voids it by appending a VOID document naming its index, and readers

@@ -5,6 +5,7 @@ import io.gpux.engine.pipeline.Recovery;
 import io.gpux.engine.replay.CommandPrinter;
 import io.gpux.engine.replay.ScenarioPrinter;
 import io.gpux.engine.replay.Symbols;
+import io.gpux.engine.tool.Failures;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -23,17 +24,54 @@ import java.util.concurrent.Callable;
 /**
  * {@code gpux journal dump|verify DIR}: prints an exchange's journals in the scenario format, and
  * checks that they replay to the same events and state hashes, from scratch and from every snapshot.
+ *
+ * <p>Both only read. {@code dump} runs on the data directory of a live server too (it says so on
+ * stderr and prints the journals as far as written); {@code verify} refuses it, since the server
+ * appends while the replay reads, which would read as damage. A failure is one line on stderr and
+ * exit status 1; {@code --verbose} adds the trace.
  */
 @Command(name = "gpux journal", mixinStandardHelpOptions = true, subcommands = {JournalTool.Dump.class, JournalTool.Verify.class},
-    description = "Inspect and check an exchange's journals (DIR is the server's data directory).")
+    description = {"Inspect and check an exchange's journals (DIR is the server's data directory).",
+        "Both only read. dump also runs while a server holds DIR (printing the journals as far as written); " +
+            "verify refuses to, since the journals grow while it replays them.",
+        "Exit status: 0 fine, 1 a damaged journal or a failure (the reason is printed), 2 bad usage."})
 public final class JournalTool implements Runnable
 {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+        description = "on a failure, print the Java stack trace after the reason")
+    boolean verbose;
+
+    /** The command line {@link #main} runs: a failure or a bad option is one line, the trace only with --verbose. */
+    public static CommandLine commandLine()
+    {
+        final JournalTool tool = new JournalTool();
+        return new CommandLine(tool)
+            .setParameterExceptionHandler((ex, args) ->
+            {
+                final CommandLine cmd = ex.getCommandLine();
+                cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + ex.getMessage() + "; see " +
+                    cmd.getCommandSpec().qualifiedName() + " --help");
+                cmd.getErr().flush();
+                return cmd.getCommandSpec().exitCodeOnInvalidInput();
+            })
+            .setExecutionExceptionHandler((ex, cmd, parsed) ->
+            {
+                Failures.print(cmd.getErr(), cmd.getCommandSpec().qualifiedName(), Failures.reason(ex), ex, tool.verbose);
+                return 1;
+            });
+    }
+
     public static void main(final String[] args)
     {
-        System.exit(new CommandLine(new JournalTool()).execute(args));
+        // no SLF4J provider on this tool's class path: without this, SLF4J says so on stderr in three lines
+        if (System.getProperty("slf4j.internal.verbosity") == null)
+        {
+            System.setProperty("slf4j.internal.verbosity", "ERROR");
+        }
+        System.exit(commandLine().execute(args));
     }
 
     @Override
@@ -42,11 +80,17 @@ public final class JournalTool implements Runnable
         throw new CommandLine.ParameterException(spec.commandLine(), "name a subcommand: dump or verify");
     }
 
+    /** The data directory must exist and hold a command journal. */
     static void requireData(final Path dir) throws IOException
     {
+        if (!Files.exists(dir))
+        {
+            throw new IOException(dir + " does not exist: name a server's data directory (its --data)");
+        }
         if (!Files.isDirectory(dir.resolve("commands")))
         {
-            throw new IOException(dir + " holds no command journal (expected " + dir.resolve("commands") + ")");
+            throw new IOException(dir + " holds no command journal (expected " + dir.resolve("commands") +
+                "): name a server's data directory (its --data)");
         }
     }
 
@@ -69,9 +113,14 @@ public final class JournalTool implements Runnable
         return symbols;
     }
 
-    @Command(name = "dump", description = "Print the command journal as scenario lines (replayable), or the event journal as event lines.")
+    @Command(name = "dump", description = {"Print the command journal as scenario lines (replayable), or the event journal " +
+        "as event lines.", "A damaged record is printed as a # comment; one that a server start would refuse " +
+        "(not the last record, or a command out of sequence) makes the exit status 1."})
     static final class Dump implements Callable<Integer>
     {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
         @Parameters(paramLabel = "DIR", description = "the data directory")
         Path dir;
 
@@ -84,10 +133,21 @@ public final class JournalTool implements Runnable
         @Option(names = "--from", paramLabel = "N", description = "start at command (or event) sequence N")
         long from = 1;
 
+        /** The first damage a server start would refuse, or null. */
+        private String refused;
+
         @Override
         public Integer call() throws IOException
         {
+            final PrintWriter err = spec.commandLine().getErr();
             requireData(dir);
+            final String holder = DataDirectoryLock.holder(dir);
+            if (holder != null)
+            {
+                err.println("note: " + dir + " is in use by " + holder + ", a live server: printing the journals as far " +
+                    "as written");
+                err.flush();
+            }
             final PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16));
             try (Journal commandJournal = Journal.openReadOnly(dir.resolve("commands")))
             {
@@ -106,7 +166,7 @@ public final class JournalTool implements Runnable
                             final String problem = codec.decode(n, e);
                             if (problem != null)
                             {
-                                out.println("# bad record at index " + Long.toHexString(reader.index()) + ": " + problem);
+                                damaged(out, "event", reader, problem);
                             }
                             else if (e.sequence >= from)
                             {
@@ -121,15 +181,24 @@ public final class JournalTool implements Runnable
                     final CommandCodec codec = new CommandCodec();
                     final io.gpux.engine.command.Command c = new io.gpux.engine.command.Command();
                     final Journal.Reader reader = commandJournal.reader();
+                    long sequence = 0;
                     int n;
                     while ((n = reader.next(codec.bytes())) >= 0)
                     {
                         final String problem = codec.decode(n, c);
                         if (problem != null)
                         {
-                            out.println("# bad record at index " + Long.toHexString(reader.index()) + ": " + problem);
+                            damaged(out, "command", reader, problem);
+                            continue;
                         }
-                        else if (c.sequence >= from)
+                        if (sequence != 0 && c.sequence != sequence + 1 && refused == null)
+                        {
+                            refused = "command journal out of sequence at index " + Long.toHexString(reader.index()) +
+                                ": command " + c.sequence + " after " + sequence;
+                            out.println("# " + refused);
+                        }
+                        sequence = c.sequence;
+                        if (c.sequence >= from)
                         {
                             out.println(printer.format(c));
                         }
@@ -137,13 +206,39 @@ public final class JournalTool implements Runnable
                 }
             }
             out.flush();
+            if (refused != null)
+            {
+                err.println(spec.qualifiedName() + ": " + refused + "; a server will not start on this journal " +
+                    "(gpux journal verify " + dir + " tells more)");
+                err.flush();
+                return 1;
+            }
             return 0;
+        }
+
+        /** A record that does not decode: a torn last record is cut by the next start; one before others is fatal. */
+        private void damaged(final PrintWriter out, final String journal, final Journal.Reader reader, final String problem)
+        {
+            final String index = Long.toHexString(reader.index());
+            if (reader.atEnd())
+            {
+                out.println("# torn tail record at index " + index + ": " + problem + " (the next server start cuts it off)");
+                return;
+            }
+            out.println("# bad record at index " + index + ": " + problem);
+            if (refused == null)
+            {
+                refused = journal + " journal corrupt at index " + index + ": " + problem;
+            }
         }
     }
 
     @Command(name = "verify", description = "Replay the command journal from scratch and from each snapshot; check events and state hashes.")
     static final class Verify implements Callable<Integer>
     {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
         @Parameters(paramLabel = "DIR", description = "the data directory")
         Path dir;
 
@@ -151,6 +246,13 @@ public final class JournalTool implements Runnable
         public Integer call() throws IOException
         {
             requireData(dir);
+            final String holder = DataDirectoryLock.holder(dir);
+            if (holder != null)
+            {
+                // the server appends while the replay reads: events past the commands read, snapshots past them
+                throw new IOException(dir + " is in use by " + holder + ", a live server: its journals grow while verify " +
+                    "replays them; stop the server first (journal dump reads a live directory)");
+            }
             final PrintWriter out = new PrintWriter(System.out, true);
             int failures = 0;
             try (Journal commands = Journal.openReadOnly(dir.resolve("commands"));

@@ -70,6 +70,16 @@ public final class Reliability
         }
     }
 
+    /** Counts up to {@code from} as usual and leaves out (from, to]: time that counts neither online nor offline. */
+    public void skip(final long from, final long to)
+    {
+        accrue(from);
+        if (started && accruedTo < to)
+        {
+            accruedTo = to;
+        }
+    }
+
     /** Online ms within the window ending at t (call {@link #accrue(long)} first). */
     public long onlineInWindow(final long t)
     {

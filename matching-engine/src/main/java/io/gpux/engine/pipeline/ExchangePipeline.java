@@ -82,6 +82,7 @@ public final class ExchangePipeline implements AutoCloseable
         private boolean busySpin;
         private boolean pretouch = true;
         private boolean polled;
+        private boolean announceRestart;
         private Runnable onPublish = () -> { };
         private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
         private org.agrona.concurrent.NanoClock nanoClock = org.agrona.concurrent.SystemNanoClock.INSTANCE;
@@ -217,6 +218,18 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
+        /**
+         * The owner goes live by calling {@link ExchangePipeline#goLive()}: only then is a RESTART journaled
+         * (after recovering a journal that holds commands; docs/market-rules.md section 14) and does the ticker
+         * start, so that the restart's time is as close as possible to the moment clients can connect again.
+         * Off by default (the ticker starts at once and no RESTART is journaled); the exchange turns it on.
+         */
+        public Context announceRestart(final boolean v)
+        {
+            announceRestart = v;
+            return this;
+        }
+
         /** The output thread's wait strategy alone: blocking leaves the core thread a whole core. */
         public Context outputYielding(final boolean v)
         {
@@ -261,6 +274,8 @@ public final class ExchangePipeline implements AutoCloseable
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
         (slot, seq, unused) -> slot.command().reset(CommandType.TICK, 0);
+    private static final EventTranslatorOneArg<CommandSlot, Object> RESTART =
+        (slot, seq, unused) -> slot.command().reset(CommandType.RESTART, 0);
     private static final EventTranslatorOneArg<CommandSlot, Query> QUERY = (slot, seq, query) ->
     {
         slot.command().reset(CommandType.TICK, 0);
@@ -282,6 +297,9 @@ public final class ExchangePipeline implements AutoCloseable
     private final RingBuffer<CommandSlot> inputRing;
     private final CoreHandler core;
     private final Recovery.Result recovered;
+    /** The command sequence of the RESTART that {@link #goLive()} published, or 0 if none was. */
+    private volatile long restartSequence;
+    private boolean live;
     private final AtomicBoolean snapshotRequested = new AtomicBoolean();
     private final Thread ticker;
     private final AgentRunner pretoucher;
@@ -360,9 +378,9 @@ public final class ExchangePipeline implements AutoCloseable
 
         ticker = new Thread(this::tickLoop, "gpux-ticker");
         ticker.setDaemon(true);
-        if (ctx.tickIntervalMs > 0)
+        if (!ctx.announceRestart)
         {
-            ticker.start();
+            goLive();
         }
     }
 
@@ -519,6 +537,43 @@ public final class ExchangePipeline implements AutoCloseable
     public Recovery.Result recovered()
     {
         return recovered;
+    }
+
+    /**
+     * With {@link Context#announceRestart}: journals the RESTART if the recovered journal held commands, then
+     * starts the ticker. Call it once, before anything else is published, when clients are about to be let in.
+     * Without it, the constructor has called it.
+     */
+    public synchronized void goLive()
+    {
+        if (live)
+        {
+            throw new IllegalStateException("already live");
+        }
+        live = true;
+        if (ctx.announceRestart && recovered.commandSequence() > 0)
+        {
+            // nobody has published since recovery: this is the first command after it
+            while (!inputRing.tryPublishEvent(RESTART, null))
+            {
+                Thread.onSpinWait();
+            }
+            published(true);
+            restartSequence = recovered.commandSequence() + 1;
+        }
+        if (ctx.tickIntervalMs > 0)
+        {
+            ticker.start();
+        }
+    }
+
+    /**
+     * The command sequence of the RESTART that {@link #goLive()} published, or 0 if it published none (a fresh
+     * journal, or not asked to): applied once {@link #appliedCommands()} reaches it.
+     */
+    public long restartSequence()
+    {
+        return restartSequence;
     }
 
     /** Commands applied so far (the last command sequence). Read from any thread. */

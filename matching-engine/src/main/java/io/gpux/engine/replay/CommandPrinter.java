@@ -154,8 +154,13 @@ public final class CommandPrinter
                 kv(sb, "market", symbols.markets.name(c.marketId));
                 num(sb, "depth", c.depth);
             }
-            case TICK ->
+            case TICK, RESTART ->
             {
+            }
+            case COD_SESSION ->
+            {
+                kv(sb, "account", symbols.accounts.name(c.accountId));
+                flag(sb, "closed", c.sessionClosed);
             }
             case KEY ->
             {

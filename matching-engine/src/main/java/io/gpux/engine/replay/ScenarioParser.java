@@ -68,6 +68,8 @@ public final class ScenarioParser
         keys(CommandType.TICK, new String[]{});
         keys(CommandType.BOOK, new String[]{"market"}, "depth");
         keys(CommandType.KEY, new String[]{"account", "key"}, "revoke");
+        keys(CommandType.COD_SESSION, new String[]{"account"}, "closed");
+        keys(CommandType.RESTART, new String[]{});
     }
 
     private static void keys(final CommandType type, final String[] required, final String... optional)
@@ -248,6 +250,7 @@ public final class ScenarioParser
             case "depth" -> cmd.depth = integer(key, v);
             case "key" -> cmd.keyId = integer(key, v);
             case "revoke" -> cmd.revoke = bool(key, v);
+            case "closed" -> cmd.sessionClosed = bool(key, v);
             default -> throw bad("unknown key '" + key + "'");
         }
     }

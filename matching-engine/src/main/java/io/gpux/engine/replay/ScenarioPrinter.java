@@ -118,7 +118,7 @@ public final class ScenarioPrinter implements EventSink
         {
             case ASK, BID, CANCEL, REPLACE -> order(sb, e).account(sb, "account", e.accountId);
             case MARKET, HALT, RESUME, BOOK -> market(sb, e.marketId);
-            case ACCOUNT, DEPOSIT, KEY -> account(sb, "account", e.accountId);
+            case ACCOUNT, DEPOSIT, KEY, COD_SESSION -> account(sb, "account", e.accountId);
             case MACHINE ->
             {
                 sb.append(" machine=").append(symbols.machines.name(e.machineId));
@@ -139,7 +139,7 @@ public final class ScenarioPrinter implements EventSink
                 lease(sb, "lease", e.leaseId);
                 account(sb, "account", e.accountId);
             }
-            case CONFIG, TICK ->
+            case CONFIG, TICK, RESTART ->
             {
             }
             default -> throw new IllegalStateException("command " + c);
