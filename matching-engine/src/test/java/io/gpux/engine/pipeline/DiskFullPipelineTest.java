@@ -4,12 +4,12 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.journal.CommandCodec;
 import io.gpux.engine.journal.Journal;
+import io.gpux.engine.journal.SmallTmpfs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,8 +35,8 @@ class DiskFullPipelineTest
     @TempDir
     Path dir;
 
+    private SmallTmpfs tmpfs;
     private Path mountPoint;
-    private boolean mounted;
     private final List<String> log = Collections.synchronizedList(new ArrayList<>());
     /** Correlation -> command sequence (acknowledged) or -1 (refused). */
     private final Map<Long, Long> answers = new ConcurrentHashMap<>();
@@ -46,26 +46,18 @@ class DiskFullPipelineTest
     @BeforeEach
     void mountSmallTmpfs() throws Exception
     {
-        mountPoint = dir.resolve("mnt");
-        java.nio.file.Files.createDirectories(mountPoint);
-        mounted = run("mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mountPoint.toString()) == 0;
-        assumeTrue(mounted, "mounting a tmpfs is not permitted here (needs root): the disk-full test cannot run");
+        tmpfs = SmallTmpfs.mount(dir.resolve("mnt"), "24m");
+        assumeTrue(tmpfs != null, "mounting a tmpfs is not permitted here (needs root): the disk-full test cannot run");
+        mountPoint = tmpfs.path();
     }
 
     @AfterEach
     void unmount() throws Exception
     {
-        if (mounted)
+        if (tmpfs != null)
         {
-            run("umount", "-l", mountPoint.toString());
+            tmpfs.close();
         }
-    }
-
-    private static int run(final String... command) throws IOException, InterruptedException
-    {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor(10, TimeUnit.SECONDS) ? p.exitValue() : -1;
     }
 
     private ExchangePipeline.Context context(final Path data)
@@ -143,7 +135,7 @@ class DiskFullPipelineTest
             }
             assertEquals(1, log.stream().filter(m -> m.endsWith("refusing new commands")).count(), log::toString);
 
-            assertEquals(0, run("mount", "-o", "remount,size=64m", mountPoint.toString()));
+            tmpfs.resize("64m");
             awaitTrue(() -> pipeline.refusal() == null, "the pipeline takes commands again once the disk has room");
             assertTrue(log.stream().anyMatch(m -> m.endsWith("accepting commands again")), log::toString);
             final long tag = correlation + 1;
