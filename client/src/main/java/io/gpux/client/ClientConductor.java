@@ -107,7 +107,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
                 new WriteBufferWaterMark(ctx.writeBufferLowWaterMark(), ctx.writeBufferHighWaterMark()))
             .remoteAddress(ctx.host(), ctx.port())
-            .handler(new ClientInitializer(this, ctx.maxFrameBytes(), ctx.loginTimeout().toMillis()));
+            .handler(new ClientInitializer(this, ctx));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -337,7 +337,10 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
     {
         if (ch == channel)
         {
-            connectionEnded(closeReason != null ? closeReason : "connection closed by the gateway");
+            connectionEnded(closeReason != null ? closeReason
+                : state == State.LOGGING_IN && ctx.sslContext() == null
+                ? "connection closed by the gateway before it answered the Login (if the gateway uses TLS, connect with TLS)"
+                : "connection closed by the gateway");
         }
     }
 
@@ -345,7 +348,8 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
     {
         if (ch == channel && closeReason == null)
         {
-            closeReason = "connection failed: " + cause;
+            final String tlsFailure = ClientTls.describeFailure(cause);
+            closeReason = tlsFailure != null ? tlsFailure : "connection failed: " + cause;
         }
         ch.close();
     }
@@ -579,6 +583,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
     private static boolean isFatal(final SessionErrorCode code)
     {
         return code == SessionErrorCode.AUTHENTICATION_FAILED
+            || code == SessionErrorCode.KEY_REVOKED
             || code == SessionErrorCode.RESEND_UNAVAILABLE
             || code == SessionErrorCode.PROTOCOL_VIOLATION;
     }

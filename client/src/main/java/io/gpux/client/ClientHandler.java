@@ -3,22 +3,31 @@ package io.gpux.client;
 import io.gpux.proto.v1.Envelope;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 
-/** One per connection: hands what happens on its channel to the {@link ClientConductor}. */
+/**
+ * One per connection: hands what happens on its channel to the {@link ClientConductor}. With TLS the
+ * connection counts as open once the handshake has succeeded, not when the socket connects.
+ */
 final class ClientHandler extends ChannelInboundHandlerAdapter
 {
     private final ClientConductor conductor;
+    private final boolean tls;
 
-    ClientHandler(final ClientConductor conductor)
+    ClientHandler(final ClientConductor conductor, final boolean tls)
     {
         this.conductor = conductor;
+        this.tls = tls;
     }
 
     @Override
     public void channelActive(final ChannelHandlerContext ctx)
     {
-        conductor.onChannelActive(ctx.channel());
+        if (!tls)
+        {
+            conductor.onChannelActive(ctx.channel());
+        }
     }
 
     @Override
@@ -45,6 +54,17 @@ final class ClientHandler extends ChannelInboundHandlerAdapter
         if (evt instanceof IdleStateEvent idle)
         {
             conductor.onIdle(ctx.channel(), idle.state());
+        }
+        else if (evt instanceof SslHandshakeCompletionEvent handshake)
+        {
+            if (handshake.isSuccess())
+            {
+                conductor.onChannelActive(ctx.channel());
+            }
+            else
+            {
+                conductor.onChannelException(ctx.channel(), handshake.cause());
+            }
         }
     }
 

@@ -37,7 +37,9 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Random;
@@ -611,6 +613,10 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         private int writeBufferLowWaterMark = 32 * 1024;
         private int writeBufferHighWaterMark = 64 * 1024;
         private Consumer<Throwable> errorHandler = Throwable::printStackTrace;
+        private boolean tls;
+        private Path tlsCaFile;
+        private String tlsFingerprint;
+        private SslContext sslContext;
 
         /** Checks the settings and derives the rest; called by the client's constructor. */
         public Context conclude()
@@ -636,6 +642,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
             {
                 nonceSource = new SecureRandom();
             }
+            sslContext = ClientTls.context(tls, tlsCaFile, tlsFingerprint);
             return this;
         }
 
@@ -649,6 +656,60 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         public String host()
         {
             return host;
+        }
+
+        /**
+         * Connect over TLS (1.3 or 1.2), trusting the JVM's certificate authorities and checking that the
+         * gateway's certificate names {@link #host}; default false (plain TCP). Implied by
+         * {@link #tlsCaFile} and {@link #tlsFingerprint}.
+         */
+        public Context tls(final boolean tls)
+        {
+            this.tls = tls;
+            return this;
+        }
+
+        /** Whether the client connects over TLS. */
+        public boolean tls()
+        {
+            return tls || tlsCaFile != null || tlsFingerprint != null;
+        }
+
+        /**
+         * Connect over TLS and trust the certificate authorities of this PEM file (instead of the JVM's):
+         * the gateway's certificate must chain to one of them and name {@link #host}.
+         */
+        public Context tlsCaFile(final Path tlsCaFile)
+        {
+            this.tlsCaFile = tlsCaFile;
+            return this;
+        }
+
+        public Path tlsCaFile()
+        {
+            return tlsCaFile;
+        }
+
+        /**
+         * Connect over TLS and accept only the gateway certificate with this SHA-256 fingerprint
+         * ({@code SHA256:AB:CD:...}, as {@code gpux server} prints it; colons and case optional); a
+         * different certificate fails the connection with both fingerprints in the reason.
+         */
+        public Context tlsFingerprint(final String tlsFingerprint)
+        {
+            this.tlsFingerprint = tlsFingerprint;
+            return this;
+        }
+
+        public String tlsFingerprint()
+        {
+            return tlsFingerprint;
+        }
+
+        /** The TLS context built by {@link #conclude()}, or null for plain TCP. */
+        SslContext sslContext()
+        {
+            return sslContext;
         }
 
         /** The gateway's port; required. */

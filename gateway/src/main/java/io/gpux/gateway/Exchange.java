@@ -7,12 +7,15 @@ import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
 import io.gpux.gateway.auth.Authenticator;
+import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.codec.FrameEncoder;
 import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
+import io.gpux.gateway.session.SessionRegistry;
+import io.gpux.gateway.tls.ServerTls;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -34,10 +37,14 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,6 +105,15 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.BURST_PROP, GatewayConfiguration.BURST_DEFAULT);
         private int outboundHighWaterBytes = GatewayConfiguration.intProp(
             GatewayConfiguration.HIGH_WATER_PROP, GatewayConfiguration.HIGH_WATER_DEFAULT);
+        private int maxSessionsPerAccount = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_DEFAULT);
+        private int maxSessions = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_SESSIONS_PROP, GatewayConfiguration.MAX_SESSIONS_DEFAULT);
+        private int loginFailureBurst = GatewayConfiguration.intProp(
+            GatewayConfiguration.LOGIN_FAILURE_BURST_PROP, GatewayConfiguration.LOGIN_FAILURE_BURST_DEFAULT);
+        private int loginFailuresPerSecond = GatewayConfiguration.intProp(
+            GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_PROP, GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_DEFAULT);
+        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
         private long tickIntervalMs = 100;
         private long snapshotEvery = 1_000_000;
         private boolean sharedLoop = !"dedicated".equals(
@@ -107,6 +123,8 @@ public final class Exchange implements AutoCloseable
         private long minFreeBytes = ExchangePipeline.DEFAULT_MIN_FREE_BYTES;
         private EpochClock authClock = SystemEpochClock.INSTANCE;
         private Consumer<String> log = System.err::println;
+        private ServerTls tls;
+        private boolean allowPlaintext;
 
         public Context dataDir(final Path v)
         {
@@ -213,6 +231,51 @@ public final class Exchange implements AutoCloseable
             return rateBurst;
         }
 
+        /** Sessions one account may have open at once. */
+        public Context maxSessionsPerAccount(final int v)
+        {
+            maxSessionsPerAccount = v;
+            return this;
+        }
+
+        public int maxSessionsPerAccount()
+        {
+            return maxSessionsPerAccount;
+        }
+
+        /** Sessions the server holds open in all. */
+        public Context maxSessions(final int v)
+        {
+            maxSessions = v;
+            return this;
+        }
+
+        public int maxSessions()
+        {
+            return maxSessions;
+        }
+
+        /** Failed logins allowed at once per source address and per key id. */
+        public Context loginFailureBurst(final int v)
+        {
+            loginFailureBurst = v;
+            return this;
+        }
+
+        /** How many failed logins a second come back to an address's and a key's allowance. */
+        public Context loginFailuresPerSecond(final int v)
+        {
+            loginFailuresPerSecond = v;
+            return this;
+        }
+
+        /** The clock of the gateway's own timing (the login throttle); tests move it by hand. */
+        public Context nanoClock(final NanoClock v)
+        {
+            nanoClock = v;
+            return this;
+        }
+
         public Context outboundHighWaterBytes(final int v)
         {
             outboundHighWaterBytes = v;
@@ -269,8 +332,36 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
+        /** TLS on every connection (an {@link io.netty.handler.ssl.SslHandler} first in its pipeline); null: plain TCP. */
+        public Context tls(final ServerTls v)
+        {
+            tls = v;
+            return this;
+        }
+
+        public ServerTls tls()
+        {
+            return tls;
+        }
+
+        /**
+         * Whether plain TCP may listen on an address other than loopback; default false: without
+         * {@link #tls(ServerTls)} such a bind is refused before anything is opened.
+         */
+        public Context allowPlaintext(final boolean v)
+        {
+            allowPlaintext = v;
+            return this;
+        }
+
         Context conclude()
         {
+            if (tls == null && !allowPlaintext && !isLoopback(bind))
+            {
+                throw new IllegalArgumentException("refusing plain TCP on " + bind + ": it is not a loopback address, so " +
+                    "logins and orders would cross the network unencrypted; give --tls-cert and --tls-key (or " +
+                    "--tls-self-signed), or --allow-plaintext");
+            }
             atLeast("maxFrameBytes", maxFrameBytes, 256);
             atLeast("heartbeatIntervalMs", heartbeatIntervalMs, 10);
             atLeast("loginTimeoutMs", loginTimeoutMs, 10);
@@ -281,6 +372,12 @@ public final class Exchange implements AutoCloseable
             if (port < 0 || port > 65535)
             {
                 throw new IllegalArgumentException("port " + port + " is out of range: 0 (any free one) to 65535");
+            }
+            if (maxSessionsPerAccount < 1 || maxSessions < 1 || loginFailureBurst < 1 || loginFailuresPerSecond < 1)
+            {
+                throw new IllegalArgumentException("the session limits and the login throttle's burst and rate must be " +
+                    "at least 1 (sessions per account " + maxSessionsPerAccount + ", sessions " + maxSessions +
+                    ", login failure burst " + loginFailureBurst + ", login failures a second " + loginFailuresPerSecond + ")");
             }
             return this;
         }
@@ -294,10 +391,29 @@ public final class Exchange implements AutoCloseable
         }
     }
 
+    /** Whether {@code address} is a loopback address (a name is looked up). */
+    static boolean isLoopback(final String address)
+    {
+        try
+        {
+            return InetAddress.getByName(address).isLoopbackAddress();
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("cannot listen on " + address + ": unknown host");
+        }
+    }
+
     /** A key made at this start (the bootstrap admin key of a fresh exchange). */
     public record Key(String account, long keyId, String secret)
     {
     }
+
+    /** At most one log line about failed and throttled logins in this time. */
+    static final long LOGIN_LOG_INTERVAL_MS = 10_000;
+
+    /** The name of the TLS handler in a connection's pipeline. */
+    static final String TLS_HANDLER = "tls";
 
     final Context ctx;
     final Consumer<String> log;
@@ -307,6 +423,8 @@ public final class Exchange implements AutoCloseable
     final Map<Long, List<GpuTelemetry>> telemetry = new ConcurrentHashMap<>();
     final Map<Long, Long> pendingKeys = new ConcurrentHashMap<>();
     final Authenticator authenticator;
+    final LoginThrottle loginThrottle;
+    final SessionRegistry sessions;
     final ExchangePipeline pipeline;
     final Egress egress;
     final Queries queries;
@@ -337,6 +455,11 @@ public final class Exchange implements AutoCloseable
         this.authClock = ctx.authClock;
         final List<Command> config = ExchangeConfig.read(ctx.configFile);
         dataLock = DataDirectoryLock.acquire(ctx.dataDir);
+        if (ctx.tls == null && !isLoopback(ctx.bind))
+        {
+            log.accept("warning: plain TCP on " + ctx.bind + " (--allow-plaintext): logins, orders and fills cross the " +
+                "network unencrypted");
+        }
         final boolean epoll = Epoll.isAvailable();
         final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         if (ctx.sharedLoop)
@@ -363,6 +486,9 @@ public final class Exchange implements AutoCloseable
         try
         {
             authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
+            loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond, ctx.loginFailureBurst, ctx.nanoClock,
+                LOGIN_LOG_INTERVAL_MS, log);
+            sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions);
             egress = new Egress(this::eventReader, directory, this::onCompleted, log);
             final MarketData marketData = new MarketData((marketId, update) ->
                 egress.put(new Egress.MarketUpdate(marketId, update)));
@@ -403,7 +529,8 @@ public final class Exchange implements AutoCloseable
         }
         // accept connections only now: the exchange has recovered and a fresh one has its admin key
         serverChannel.config().setAutoRead(true);
-        log.accept("gateway listening on " + serverChannel.localAddress() + (epoll ? " (epoll" : " (nio") +
+        log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls != null ? " over TLS" : "") +
+            (epoll ? " (epoll" : " (nio") +
             (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
     }
 
@@ -503,6 +630,30 @@ public final class Exchange implements AutoCloseable
         return pipeline;
     }
 
+    /** Failed logins so far (a login's signature, timestamp or nonce refused). */
+    public long failedLogins()
+    {
+        return loginThrottle.failed();
+    }
+
+    /** Logins refused unchecked so far, their address or key having failed too often. */
+    public long throttledLogins()
+    {
+        return loginThrottle.throttled();
+    }
+
+    /** Logins refused so far because the account or the server had its most sessions. */
+    public long loginsOverSessionLimit()
+    {
+        return loginThrottle.overSessionLimit();
+    }
+
+    /** Sessions logged in now. */
+    public int sessionCount()
+    {
+        return sessions.sessions();
+    }
+
     long nextSessionId()
     {
         return sessionIds.incrementAndGet();
@@ -528,13 +679,17 @@ public final class Exchange implements AutoCloseable
         log.accept("egress error: " + t);
     }
 
-    /** The pipeline's netty initializer: every handler named. */
+    /** The pipeline's netty initializer: every handler named; with TLS, the {@code tls} handler first. */
     private final class Initializer extends ChannelInitializer<SocketChannel>
     {
         @Override
         protected void initChannel(final SocketChannel ch)
         {
             connections.add(ch);
+            if (ctx.tls != null)
+            {
+                ch.pipeline().addLast(TLS_HANDLER, ctx.tls.newHandler(ch.alloc()));
+            }
             ch.pipeline()
                 .addLast("idle", new IdleStateHandler(2L * ctx.heartbeatIntervalMs, ctx.heartbeatIntervalMs, 0,
                     TimeUnit.MILLISECONDS))
@@ -579,13 +734,6 @@ public final class Exchange implements AutoCloseable
                 {
                     directory.keyAdded(assigned, account);
                     response.setAssignedId(assigned).setSecret(authenticator.secretHex(assigned));
-                }
-            }
-            case Session.KIND_REVOKE_KEY ->
-            {
-                if (ok)
-                {
-                    directory.keyRevoked(assigned);
                 }
             }
             default ->

@@ -38,6 +38,23 @@ public final class GatewayConfiguration
     public static final String BURST_PROP = "gpux.gateway.rateBurst";
     public static final long BURST_DEFAULT = 20_000;
 
+    /** Sessions one account may have open at once; a login past it is refused with SESSION_LIMIT. */
+    public static final String MAX_SESSIONS_PER_ACCOUNT_PROP = "gpux.gateway.maxSessionsPerAccount";
+    public static final int MAX_SESSIONS_PER_ACCOUNT_DEFAULT = 64;
+
+    /** Sessions the server holds open in all; a login past it is refused with SESSION_LIMIT. */
+    public static final String MAX_SESSIONS_PROP = "gpux.gateway.maxSessions";
+    public static final int MAX_SESSIONS_DEFAULT = 10_000;
+
+    /**
+     * Failed logins allowed at once per source address and per key id, and how many a second come
+     * back; past them, logins are refused with LOGIN_THROTTLED before their signature is checked.
+     */
+    public static final String LOGIN_FAILURE_BURST_PROP = "gpux.gateway.loginFailureBurst";
+    public static final int LOGIN_FAILURE_BURST_DEFAULT = 10;
+    public static final String LOGIN_FAILURES_PER_SECOND_PROP = "gpux.gateway.loginFailuresPerSecond";
+    public static final int LOGIN_FAILURES_PER_SECOND_DEFAULT = 1;
+
     /** Outbound bytes queued for a connection beyond which it is cut off as a slow consumer. */
     public static final String HIGH_WATER_PROP = "gpux.gateway.outboundHighWaterBytes";
     public static final int HIGH_WATER_DEFAULT = 8 * 1024 * 1024;

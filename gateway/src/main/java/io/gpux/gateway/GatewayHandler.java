@@ -14,6 +14,7 @@ import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.egress.Frames;
 import io.gpux.gateway.session.RateLimiter;
 import io.gpux.gateway.session.Session;
+import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.proto.v1.CreateAccount;
 import io.gpux.proto.v1.CreateMarket;
 import io.gpux.proto.v1.Envelope;
@@ -30,14 +31,19 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+
+import javax.net.ssl.SSLException;
 
 /**
  * One connection: login, then requests. Everything here runs on the connection's event loop and
@@ -56,6 +62,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     /** The pipeline name of the decoder in front of this handler (Exchange's Initializer). */
     static final String DECODER = "protobufDecoder";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final String KEY_REVOKED = "the session's key was revoked";
     private static final EventTranslatorOneArg<CommandSlot, GatewayHandler> PUBLISH = (slot, seq, h) ->
     {
         slot.command().copyFrom(h.staged);
@@ -100,6 +107,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
         if (session != null)
         {
+            exchange.sessions.unregister(session);
             exchange.egress.put(new Egress.Detach(session));
             if (session.cancelOnDisconnect)
             {
@@ -184,7 +192,12 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
-        if (cause instanceof TooLongFrameException)
+        if (cause instanceof NotSslRecordException || cause instanceof SSLException || cause.getCause() instanceof SSLException)
+        {
+            // TLS failed (a plain client on a TLS port, a failed handshake): no frame can reach the peer
+            ctx.close();
+        }
+        else if (cause instanceof TooLongFrameException)
         {
             fail(ctx, SessionErrorCode.FRAME_TOO_LARGE,
                 "an Envelope may be at most " + exchange.ctx.maxFrameBytes() + " bytes (the 4-byte length prefix not counted)");
@@ -227,9 +240,17 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
 
     private void login(final ChannelHandlerContext ctx, final Login login)
     {
+        final InetAddress from = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+        final String throttled = exchange.loginThrottle.check(from, login.getKeyId());
+        if (throttled != null)
+        {
+            fail(ctx, SessionErrorCode.LOGIN_THROTTLED, throttled);
+            return;
+        }
         final Authenticator.Result result = exchange.authenticator.check(login, exchange.authClock.time());
         if (!result.ok())
         {
+            exchange.loginThrottle.onFailure(from, login.getKeyId(), result.error(), result.message());
             fail(ctx, result.error(), result.message());
             return;
         }
@@ -239,9 +260,22 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             fail(ctx, SessionErrorCode.AUTHENTICATION_FAILED, "the key's account is unknown");
             return;
         }
+        final Session candidate = new Session(exchange.nextSessionId(), ctx.channel(), account.id(), account.name(),
+            account.roles(), login.getCancelOnDisconnect(), login.getKeyId());
+        final SessionRegistry.Refusal refusal =
+            exchange.sessions.register(candidate, keyId -> exchange.directory.keyAccount(keyId) != 0);
+        if (refusal != null)
+        {
+            final boolean revoked = exchange.directory.keyAccount(candidate.keyId) == 0;
+            if (!revoked)
+            {
+                exchange.loginThrottle.onSessionLimit(from, candidate.keyId, refusal.message());
+            }
+            fail(ctx, revoked ? SessionErrorCode.AUTHENTICATION_FAILED : SessionErrorCode.SESSION_LIMIT, refusal.message());
+            return;
+        }
         loginDeadline.cancel(false);
-        session = new Session(exchange.nextSessionId(), ctx.channel(), account.id(), account.name(), account.roles(),
-            login.getCancelOnDisconnect());
+        session = candidate;
         if (session.cancelOnDisconnect)
         {
             // journaled before the session can place anything, so a crash cannot leave its orders open
@@ -274,6 +308,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             return;
         }
         final long rid = r.requestId;
+        if (session.revoked())
+        {
+            reply(ctx, rid, Reason.NOT_AUTHORIZED, KEY_REVOKED);
+            return;
+        }
         if (!limiter.tryAcquire(System.nanoTime()))
         {
             reply(ctx, rid, Reason.RATE_LIMITED, "more than " + exchange.ctx.ratePerSecond() + " requests a second");
@@ -352,6 +391,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
                 return;
             default:
                 break;
+        }
+        if (session.revoked())
+        {
+            reply(ctx, rid, Reason.NOT_AUTHORIZED, KEY_REVOKED);
+            return;
         }
         if (!limiter.tryAcquire(System.nanoTime()))
         {
@@ -456,7 +500,14 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
                 staged.accountId = account;
                 staged.keyId = keyId;
                 staged.revoke = true;
-                publish(ctx, rid, Session.KIND_REVOKE_KEY, keyId);
+                // The key stops being live, and its sessions stop publishing, before the revoke is
+                // published: no command of the key can follow the revoke into the ring. The egress
+                // closes the sessions once the revoke is answered (after their earlier answers).
+                exchange.sessions.revokeKey(keyId, () -> directory.keyRevoked(keyId));
+                if (!publish(ctx, rid, Session.KIND_REVOKE_KEY, keyId))
+                {
+                    exchange.sessions.restoreKey(keyId, () -> directory.keyAdded(keyId, account));
+                }
             }
             case HALT_MARKET, RESUME_MARKET ->
             {

@@ -5,15 +5,22 @@ import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
 import io.gpux.engine.pipeline.Recovery;
 import io.gpux.engine.tool.Failures;
+import io.gpux.gateway.tls.ServerTls;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.net.BindException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -31,7 +38,8 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--port", description = "TCP port (0: any free one; default ${DEFAULT-VALUE})")
     int port = GatewayConfiguration.PORT_DEFAULT;
 
-    @Option(names = "--bind", description = "address to listen on (default ${DEFAULT-VALUE}: this machine only)")
+    @Option(names = "--bind", description = "address to listen on (default ${DEFAULT-VALUE}: this machine only; " +
+        "any other address needs TLS or --allow-plaintext)")
     String bind = GatewayConfiguration.BIND_DEFAULT;
 
     @Option(names = "--data", description = "data directory: journals, snapshots, master key, LOCK (one server at a " +
@@ -53,6 +61,25 @@ public final class ServerMain implements Callable<Integer>
 
     @Option(names = "--heartbeat-ms", description = "session heartbeat interval (default ${DEFAULT-VALUE})")
     int heartbeatMs = GatewayConfiguration.HEARTBEAT_DEFAULT;
+
+    @Option(names = "--max-sessions-per-account", description = "sessions one account may have open at once " +
+        "(default ${DEFAULT-VALUE})")
+    int maxSessionsPerAccount = GatewayConfiguration.intProp(GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_PROP,
+        GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_DEFAULT);
+
+    @Option(names = "--max-sessions", description = "sessions the server holds open in all (default ${DEFAULT-VALUE})")
+    int maxSessions = GatewayConfiguration.intProp(GatewayConfiguration.MAX_SESSIONS_PROP,
+        GatewayConfiguration.MAX_SESSIONS_DEFAULT);
+
+    @Option(names = "--login-failure-burst", description = "failed logins allowed at once per source address and per " +
+        "key before logins are refused unchecked (default ${DEFAULT-VALUE})")
+    int loginFailureBurst = GatewayConfiguration.intProp(GatewayConfiguration.LOGIN_FAILURE_BURST_PROP,
+        GatewayConfiguration.LOGIN_FAILURE_BURST_DEFAULT);
+
+    @Option(names = "--login-failures-per-second", description = "how many failed logins a second an address or a key " +
+        "gets back (default ${DEFAULT-VALUE})")
+    int loginFailuresPerSecond = GatewayConfiguration.intProp(GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_PROP,
+        GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_DEFAULT);
 
     @Option(names = "--admin-key-file", description = "also write a fresh exchange's admin key here (key-id:secret, mode 0600)")
     Path adminKeyFile;
@@ -85,6 +112,20 @@ public final class ServerMain implements Callable<Integer>
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+    @Option(names = "--tls-cert", paramLabel = "FILE", description = "TLS: the server's certificate chain (PEM); " +
+        "with --tls-key, every connection is TLS 1.3 or 1.2")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "TLS: the certificate's private key (PEM)")
+    Path tlsKey;
+
+    @Option(names = "--tls-self-signed", description = "TLS with a self-signed certificate, made on first start in " +
+        "DATA/tls/ and kept; clients pin the fingerprint printed at start")
+    boolean tlsSelfSigned;
+
+    @Option(names = "--allow-plaintext", description = "allow plain TCP on an address other than loopback " +
+        "(refused by default)")
+    boolean allowPlaintext;
 
     @Option(names = "--port-file", description = "write the port listened on here once ready (for scripts and tests)")
     Path portFile;
@@ -95,7 +136,18 @@ public final class ServerMain implements Callable<Integer>
         checkOptions();
         final Exchange.Context ctx = new Exchange.Context()
             .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
-            .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros);
+            .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros)
+            .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions)
+            .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond)
+            .allowPlaintext(allowPlaintext);
+        try
+        {
+            ctx.tls(serverTls());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw badOption(ex.getMessage());
+        }
         if (clockScale != 1 || clockAnchor != null)
         {
             long wall = System.currentTimeMillis();
@@ -120,7 +172,15 @@ public final class ServerMain implements Callable<Integer>
             }
             ctx.clock(new ScaledEpochClock(wall, exchangeTime, clockScale));
         }
-        final Exchange exchange = Exchange.start(ctx);
+        final Exchange exchange;
+        try
+        {
+            exchange = Exchange.start(ctx);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), ex.getMessage());
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
@@ -139,11 +199,22 @@ public final class ServerMain implements Callable<Integer>
                 writePrivate(adminKeyFile, key.keyId() + ":" + key.secret() + "\n");
             }
         }
+        final ServerTls tls = ctx.tls();
+        if (tls != null)
+        {
+            if (tls.madeNow())
+            {
+                System.out.println("gpux server: made a self-signed TLS certificate: " + tls.certificateFile().toAbsolutePath());
+            }
+            System.out.println("gpux server: TLS certificate fingerprint " + tls.fingerprint());
+            System.out.println("  clients pin it with --tls-fingerprint " + tls.fingerprint());
+        }
         if (portFile != null)
         {
             writePrivate(portFile, exchange.port() + "\n");
         }
-        System.out.println("gpux server: listening on " + bind + ":" + exchange.port() + ", data in " + data.toAbsolutePath());
+        System.out.println("gpux server: listening on " + bind + ":" + exchange.port() + (tls != null ? " (TLS)" : "") +
+            ", data in " + data.toAbsolutePath());
         System.out.flush();
         stopped.await();
         return 0;
@@ -178,6 +249,48 @@ public final class ServerMain implements Callable<Integer>
     private CommandLine.ParameterException badOption(final String message)
     {
         return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    /** The TLS settings the options ask for, or null for plain TCP. */
+    private ServerTls serverTls() throws IOException
+    {
+        if (tlsSelfSigned)
+        {
+            if (tlsCert != null || tlsKey != null)
+            {
+                throw new IllegalArgumentException("--tls-self-signed makes its own certificate: give it, or --tls-cert " +
+                    "and --tls-key, not both");
+            }
+            return ServerTls.selfSigned(data, selfSignedNames(), Instant.now());
+        }
+        if (tlsCert == null && tlsKey == null)
+        {
+            return null;
+        }
+        if (tlsCert == null || tlsKey == null)
+        {
+            throw new IllegalArgumentException("TLS needs both --tls-cert FILE and --tls-key FILE");
+        }
+        return ServerTls.fromPem(tlsCert, tlsKey);
+    }
+
+    /** The names a self-signed certificate is made for: this machine, and the bind address if it is a particular one. */
+    private List<String> selfSignedNames()
+    {
+        final List<String> names = new ArrayList<>(List.of("localhost", "127.0.0.1", "::1"));
+        try
+        {
+            final InetAddress address = InetAddress.getByName(bind);
+            if (!address.isAnyLocalAddress() && !address.isLoopbackAddress())
+            {
+                names.add(bind);
+            }
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("cannot listen on " + bind + ": unknown host");
+        }
+        return names;
     }
 
     private static void writePrivate(final Path file, final String text) throws java.io.IOException

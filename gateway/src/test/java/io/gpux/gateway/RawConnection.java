@@ -47,13 +47,37 @@ final class RawConnection implements AutoCloseable
     /** A connection whose socket receive buffer is set before connecting (0: the system's default). */
     RawConnection(final int port, final int receiveBufferBytes) throws IOException
     {
+        this(port, receiveBufferBytes, null);
+    }
+
+    /** A connection from another loopback address (127.0.0.2, ...: on Linux, all of 127/8 is this machine). */
+    static RawConnection from(final String localAddress, final int port) throws IOException
+    {
+        return new RawConnection(port, 0, localAddress);
+    }
+
+    private RawConnection(final int port, final int receiveBufferBytes, final String localAddress) throws IOException
+    {
         socket = new Socket();
         if (receiveBufferBytes > 0)
         {
             socket.setReceiveBufferSize(receiveBufferBytes);
         }
+        if (localAddress != null)
+        {
+            socket.bind(new InetSocketAddress(localAddress, 0));
+        }
         socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
         socket.setTcpNoDelay(true);
+        socket.setSoTimeout(5000);
+        out = new DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream(), 64 * 1024));
+        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 64 * 1024));
+    }
+
+    /** Frames over a socket connected already (a TLS socket, say). */
+    RawConnection(final Socket connected) throws IOException
+    {
+        socket = connected;
         socket.setSoTimeout(5000);
         out = new DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream(), 64 * 1024));
         in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 64 * 1024));

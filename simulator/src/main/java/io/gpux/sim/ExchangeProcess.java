@@ -60,6 +60,7 @@ final class ExchangeProcess implements AutoCloseable
             }
         }
         cmd.add("-Xmx1g");
+        cmd.add("-XX:+ExitOnOutOfMemoryError");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("io.gpux.gateway.ServerMain");

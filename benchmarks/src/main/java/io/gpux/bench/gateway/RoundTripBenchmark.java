@@ -152,7 +152,7 @@ public final class RoundTripBenchmark implements Callable<Integer>
                     cmd.add(arg);
                 }
             }
-            cmd.addAll(List.of("-D" + "gpux.gateway.ratePerSecond=" + rateLimit(), "-Dgpux.gateway.rateBurst=" + burstLimit(),
+            cmd.addAll(List.of("-XX:+ExitOnOutOfMemoryError", "-D" + "gpux.gateway.ratePerSecond=" + rateLimit(), "-Dgpux.gateway.rateBurst=" + burstLimit(),
                 "-cp", System.getProperty("java.class.path"), "io.gpux.gateway.ServerMain",
                 "--port", "0", "--data", data.resolve("exchange").toString(), "--port-file", portFile.toString(),
                 "--admin-key-file", keyFile.toString(), "--durability", durability.name(), "--threads", layout.name()));

@@ -143,6 +143,7 @@ abstract class ClientCommand implements Callable<Integer>
         throws CliException, IOException, InterruptedException
     {
         final Credentials key = Credentials.resolve(connection.keyFile, env());
+        final TlsChoice tls = TlsChoice.resolve(connection, env());
         if (connection.port < 1 || connection.port > 65_535)
         {
             throw CliException.usage("--port must be 1 to 65535, got " + connection.port);
@@ -158,9 +159,19 @@ abstract class ClientCommand implements Callable<Integer>
             .connectTimeout(timeout())
             .loginTimeout(timeout())
             .errorHandler(t -> err.println(name() + ": " + t));
+        tls.applyTo(ctx);
         settings.accept(ctx);
         warmUpLogin(key);
-        final GpuxClient client = new GpuxClient(ctx);
+        final GpuxClient client;
+        try
+        {
+            client = new GpuxClient(ctx);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            // the settings' checks: a malformed fingerprint, an unreadable CA file
+            throw CliException.usage(ex.getMessage());
+        }
         try
         {
             client.connect();

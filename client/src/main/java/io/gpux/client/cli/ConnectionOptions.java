@@ -21,4 +21,19 @@ final class ConnectionOptions
     @Option(names = "--timeout", order = 104, paramLabel = "DURATION", defaultValue = "10s", converter = Converters.DurationMs.class,
         description = "how long to wait for the login and for each answer (default ${DEFAULT-VALUE})")
     long timeoutMs;
+
+    @Option(names = "--tls", order = 105,
+        description = "connect over TLS, trusting the JVM's certificate authorities; default: the environment's " +
+            TlsChoice.ENV_TLS + "=1")
+    boolean tls;
+
+    @Option(names = "--tls-ca", order = 106, paramLabel = "FILE",
+        description = "connect over TLS, trusting the CA certificates of this PEM file (the gateway's certificate must " +
+            "name --host); default: the environment's " + TlsChoice.ENV_TLS_CA)
+    Path tlsCa;
+
+    @Option(names = "--tls-fingerprint", order = 107, paramLabel = "SHA256:AB:CD:...",
+        description = "connect over TLS, accepting only the gateway certificate with this fingerprint (what a " +
+            "self-signed gpux server prints at start); default: the environment's " + TlsChoice.ENV_TLS_FINGERPRINT)
+    String tlsFingerprint;
 }

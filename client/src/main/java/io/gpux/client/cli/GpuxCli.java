@@ -40,7 +40,7 @@ public final class GpuxCli implements Callable<Integer>
         this(System.getenv());
     }
 
-    /** A CLI with the given environment (GPUX_KEY_ID, GPUX_SECRET). */
+    /** A CLI with the given environment (GPUX_KEY_ID, GPUX_SECRET; GPUX_TLS, GPUX_TLS_CA, GPUX_TLS_FINGERPRINT). */
     public GpuxCli(final Map<String, String> env)
     {
         this.env = Map.copyOf(env);

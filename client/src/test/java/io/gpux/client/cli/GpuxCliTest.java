@@ -288,7 +288,7 @@ class GpuxCliTest
         final String owner = account("oscar", "OWNER", null);
         final String renter = account("ron", "RENTER", null);
         ok(cli("admin", "market", "create", "AGENT-TEST", "--key-file", adminKey));
-        final String smi = fakeNvidiaSmi();
+        final String smi = fakeNvidiaSmi(dir);
         final Run run = ok(cli("agent", "--nvidia-smi", smi, "--market", "AGENT-TEST", "--name", "cli-node", "--interval",
             "100ms", "--reserve", "1.5", "--undercut", "--run-for", "1500ms", "--json", "--key-file", owner));
         final List<Object> events = run.json().stream().map(l -> l.get("event")).toList();
@@ -398,7 +398,8 @@ class GpuxCliTest
         }
     }
 
-    private String fakeNvidiaSmi() throws IOException
+    /** An nvidia-smi stand-in in {@code dir} that prints the H200 fixtures. */
+    static String fakeNvidiaSmi(final Path dir) throws IOException
     {
         Path fixtures = null;
         for (Path d = Path.of("").toAbsolutePath(); d != null && fixtures == null; d = d.getParent())

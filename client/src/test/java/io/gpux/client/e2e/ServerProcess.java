@@ -129,6 +129,7 @@ final class ServerProcess implements AutoCloseable
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmFlags());
         cmd.add("-Xmx512m");
+        cmd.add("-XX:+ExitOnOutOfMemoryError");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("io.gpux.gateway.ServerMain");

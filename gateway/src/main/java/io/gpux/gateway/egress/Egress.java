@@ -537,23 +537,57 @@ public final class Egress implements Agent
             return;
         }
         final int slot = Session.slotOf(correlation);
-        if (s.kind(slot) == Session.KIND_COMMAND)
+        // the slot is read before it is given back: the event loop may take it again at once
+        final byte kind = s.kind(slot);
+        final long requestId = s.requestId(slot);
+        if (kind == Session.KIND_COMMAND)
         {
             // the common answer, written without building messages; the others go by the hook
             s.completed();
             final ByteBuf out = outgoing(s);
             if (out != null)
             {
-                EventFrames.response(out, s.requestId(slot), reject, commandSeq);
+                EventFrames.response(out, requestId, reject, commandSeq);
             }
             return;
         }
+        final long assignedId = s.assignedId(slot);
         final Response.Builder response = Response.newBuilder()
             .setReason(ProtoMapping.reason(reject))
             .setCommandSeq(commandSeq);
         completionHook.onCompleted(s, slot, reject, response);
         s.completed();
-        send(s, Envelope.newBuilder().setRequestId(s.requestId(slot)).setResponse(response).build());
+        send(s, Envelope.newBuilder().setRequestId(requestId).setResponse(response).build());
+        if (kind == Session.KIND_REVOKE_KEY)
+        {
+            closeRevoked(assignedId);
+        }
+    }
+
+    /**
+     * A key's revoke is answered: every session of the key (marked revoked before the revoke was
+     * published, so nothing it sent since reached the engine) has had its answers and now gets
+     * KEY_REVOKED and is closed.
+     */
+    private void closeRevoked(final long keyId)
+    {
+        final ArrayList<Session> revoked = new ArrayList<>();
+        for (final Session s : sessions.values())
+        {
+            if (s.keyId == keyId && s.revoked())
+            {
+                revoked.add(s);
+            }
+        }
+        for (final Session s : revoked)
+        {
+            final ByteBuf answers = outgoing.remove(s.id);
+            if (answers != null)
+            {
+                s.channel.write(answers, s.channel.voidPromise());
+            }
+            close(s, SessionErrorCode.KEY_REVOKED, "key " + keyId + " was revoked");
+        }
     }
 
     private void refused(final long correlation)
@@ -564,13 +598,22 @@ public final class Egress implements Agent
             return;
         }
         final int slot = Session.slotOf(correlation);
+        // the slot is read before it is given back: the event loop may take it again at once
+        final byte kind = s.kind(slot);
+        final long requestId = s.requestId(slot);
+        final long assignedId = s.assignedId(slot);
         final Response.Builder response = Response.newBuilder().setReason(Reason.UNAVAILABLE).setMessage(refusalReason);
-        if (s.kind(slot) != Session.KIND_COMMAND)
+        if (kind != Session.KIND_COMMAND)
         {
             completionHook.onCompleted(s, slot, null, response);
         }
         s.completed();
-        send(s, Envelope.newBuilder().setRequestId(s.requestId(slot)).setResponse(response).build());
+        send(s, Envelope.newBuilder().setRequestId(requestId).setResponse(response).build());
+        if (kind == Session.KIND_REVOKE_KEY)
+        {
+            // the gateway revoked the key before publishing the revoke, whatever the exchange answers
+            closeRevoked(assignedId);
+        }
     }
 
     private void attach(final Attach a)
@@ -578,6 +621,13 @@ public final class Egress implements Agent
         final Session s = a.session();
         if (s.closed)
         {
+            return;
+        }
+        if (s.revoked())
+        {
+            // revoked between its login and now: it never goes live
+            sessions.put(s.id, s);
+            close(s, SessionErrorCode.KEY_REVOKED, "key " + s.keyId + " was revoked");
             return;
         }
         sessions.put(s.id, s);

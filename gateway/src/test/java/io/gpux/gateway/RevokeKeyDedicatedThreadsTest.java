@@ -1,0 +1,11 @@
+package io.gpux.gateway;
+
+/** The revoke tests with the exchange core and the egress on threads of their own, apart from the event loop. */
+class RevokeKeyDedicatedThreadsTest extends RevokeKeyTest
+{
+    @Override
+    Exchange.Context settings(final Exchange.Context ctx)
+    {
+        return ctx.sharedLoop(false);
+    }
+}
