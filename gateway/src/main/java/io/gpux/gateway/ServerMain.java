@@ -135,7 +135,8 @@ public final class ServerMain implements Callable<Integer>
     {
         checkOptions();
         final Exchange.Context ctx = new Exchange.Context()
-            .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
+            .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20)
+            .bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
             .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros)
             .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions)
             .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond)
@@ -234,6 +235,10 @@ public final class ServerMain implements Callable<Integer>
         if (spinMicros < 0)
         {
             throw badOption("--spin-us " + spinMicros + " is negative");
+        }
+        if (minFreeMb < 0 || minFreeMb > Long.MAX_VALUE >> 20)
+        {
+            throw badOption("--min-free-mb " + minFreeMb + " is out of range: 0 (no floor) or more megabytes");
         }
         if (clockScale < 1)
         {
