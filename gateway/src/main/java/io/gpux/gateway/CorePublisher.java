@@ -74,6 +74,12 @@ final class CorePublisher implements EventPublisher
     }
 
     @Override
+    public void onCommandRefused(final long correlation, final String reason)
+    {
+        egress.refuse(correlation, lastEventSeq, reason);
+    }
+
+    @Override
     public void onBatchApplied(final MatchingEngine engine)
     {
         marketData.onBatchApplied(engine);

@@ -124,6 +124,7 @@ public final class Exchange implements AutoCloseable
             System.getProperty(GatewayConfiguration.THREADS_PROP, GatewayConfiguration.THREADS_DEFAULT));
         private long spinMicros = GatewayConfiguration.longProp(GatewayConfiguration.SPIN_PROP, GatewayConfiguration.SPIN_DEFAULT);
         private EpochClock clock = SystemEpochClock.INSTANCE;
+        private long minFreeBytes = ExchangePipeline.DEFAULT_MIN_FREE_BYTES;
         private EpochClock authClock = SystemEpochClock.INSTANCE;
         private Consumer<String> log = System.err::println;
         private ServerTls tls;
@@ -150,6 +151,13 @@ public final class Exchange implements AutoCloseable
         public Context durability(final Durability v)
         {
             durability = v;
+            return this;
+        }
+
+        /** The free space the data directory's file system must keep; below it commands are answered UNAVAILABLE. */
+        public Context minFreeBytes(final long v)
+        {
+            minFreeBytes = v;
             return this;
         }
 
@@ -520,6 +528,7 @@ public final class Exchange implements AutoCloseable
             final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
                 .dataDir(ctx.dataDir)
                 .durability(ctx.durability)
+                .minFreeBytes(ctx.minFreeBytes)
                 .tickIntervalMs(ctx.tickIntervalMs)
                 .snapshotEvery(ctx.snapshotEvery)
                 .announceRestart(true)
@@ -729,11 +738,13 @@ public final class Exchange implements AutoCloseable
         final io.gpux.proto.v1.Response.Builder response)
     {
         final long assigned = s.assignedId(slot);
+        // rejected by the engine, or refused unjournaled (UNAVAILABLE): nothing was registered
+        final boolean ok = response.getReason() == io.gpux.proto.v1.Reason.REASON_OK;
         switch (s.kind(slot))
         {
             case Session.KIND_NEW_ACCOUNT, Session.KIND_NEW_MARKET, Session.KIND_NEW_MACHINE ->
             {
-                if (reject != null)
+                if (!ok)
                 {
                     switch (s.kind(slot))
                     {
@@ -750,7 +761,7 @@ public final class Exchange implements AutoCloseable
             case Session.KIND_NEW_KEY ->
             {
                 final Long account = pendingKeys.remove(assigned);
-                if (reject == null && account != null)
+                if (ok && account != null)
                 {
                     directory.keyAdded(assigned, account);
                     response.setAssignedId(assigned).setSecret(authenticator.secretHex(assigned));
@@ -783,6 +794,12 @@ public final class Exchange implements AutoCloseable
             if (pipeline.failed())
             {
                 throw new IOException("the exchange core stopped while applying the restart");
+            }
+            final String refusal = pipeline.refusal();
+            if (refusal != null && pipeline.appliedCommands() < restart)
+            {
+                // the restart could not be journaled: start again once there is room
+                throw new IOException("cannot journal the restart: " + refusal);
             }
             Thread.sleep(1);
         }

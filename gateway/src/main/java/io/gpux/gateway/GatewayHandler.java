@@ -769,9 +769,9 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         if (!exchange.pipeline.tryPublish(PUBLISH, this) && !(exchange.makeRoom() && exchange.pipeline.tryPublish(PUBLISH, this)))
         {
             session.untrack();
-            final boolean failed = exchange.pipeline.failed();
-            reply(ctx, rid, failed ? Reason.UNAVAILABLE : Reason.BUSY,
-                failed ? "the exchange core has stopped" : "the exchange is busy: retry");
+            final String refusal = exchange.pipeline.refusal();
+            reply(ctx, rid, refusal != null ? Reason.UNAVAILABLE : Reason.BUSY,
+                refusal != null ? refusal : "the exchange is busy: retry");
             return false;
         }
         return true;
@@ -781,7 +781,9 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     {
         if (!exchange.pipeline.tryPublishQuery(query) && !(exchange.makeRoom() && exchange.pipeline.tryPublishQuery(query)))
         {
-            reply(ctx, rid, Reason.BUSY, "the exchange is busy: retry");
+            final boolean failed = exchange.pipeline.failed();
+            reply(ctx, rid, failed ? Reason.UNAVAILABLE : Reason.BUSY,
+                failed ? exchange.pipeline.refusal() : "the exchange is busy: retry");
         }
     }
 

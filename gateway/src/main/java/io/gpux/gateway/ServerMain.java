@@ -2,6 +2,7 @@ package io.gpux.gateway;
 
 import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
+import io.gpux.engine.pipeline.ExchangePipeline;
 import io.gpux.engine.pipeline.Recovery;
 import io.gpux.engine.tool.Failures;
 import io.gpux.gateway.tls.ServerTls;
@@ -52,6 +53,11 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--durability", description = "ASYNC (survives a killed process) or SYNC (msync per batch: " +
         "survives power loss); default ${DEFAULT-VALUE}")
     Durability durability = Durability.ASYNC;
+
+    @Option(names = "--min-free-mb", description = "free space the data directory's file system must keep for the " +
+        "journals: below it new commands are answered UNAVAILABLE (\"journal disk full\") until space is back " +
+        "(default ${DEFAULT-VALUE})")
+    long minFreeMb = ExchangePipeline.DEFAULT_MIN_FREE_BYTES >> 20;
 
     @Option(names = "--heartbeat-ms", description = "session heartbeat interval (default ${DEFAULT-VALUE})")
     int heartbeatMs = GatewayConfiguration.HEARTBEAT_DEFAULT;
@@ -138,7 +144,8 @@ public final class ServerMain implements Callable<Integer>
     {
         checkOptions();
         final Exchange.Context ctx = new Exchange.Context()
-            .dataDir(data).configFile(config).durability(durability).bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
+            .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20)
+            .bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
             .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros)
             .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions)
             .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond)
@@ -238,6 +245,10 @@ public final class ServerMain implements Callable<Integer>
         if (spinMicros < 0)
         {
             throw badOption("--spin-us " + spinMicros + " is negative");
+        }
+        if (minFreeMb < 0 || minFreeMb > Long.MAX_VALUE >> 20)
+        {
+            throw badOption("--min-free-mb " + minFreeMb + " is out of range: 0 (no floor) or more megabytes");
         }
         if (clockScale < 1)
         {

@@ -27,7 +27,8 @@ final class ServerProcess implements AutoCloseable
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
-    private final Path dataDir;
+    private Path dataDir;
+    private final List<String> options = new ArrayList<>();
     private final Path configFile;
     private final Path portFile;
     private final Path adminKeyFile;
@@ -52,6 +53,20 @@ final class ServerProcess implements AutoCloseable
         this.adminKeyFile = workDir.resolve("admin.key");
         this.logFile = workDir.resolve("server.log");
         this.heartbeatMs = heartbeatMs;
+    }
+
+    /** The data directory somewhere else than in the work directory (before the first start). */
+    ServerProcess dataDir(final Path dir)
+    {
+        dataDir = dir;
+        return this;
+    }
+
+    /** More command-line options of the server, e.g. {@code --min-free-mb 2}. */
+    ServerProcess options(final String... more)
+    {
+        options.addAll(List.of(more));
+        return this;
     }
 
     /** Starts the server and waits until it listens (its port file appears). */
@@ -133,6 +148,7 @@ final class ServerProcess implements AutoCloseable
             cmd.add("--config");
             cmd.add(configFile.toString());
         }
+        cmd.addAll(options);
         return cmd;
     }
 

@@ -11,6 +11,7 @@ import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.LoginAccepted;
 import io.gpux.proto.v1.Portfolio;
+import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.ResendComplete;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.Role;
@@ -187,6 +188,10 @@ public final class Egress implements Agent
     private static final int COMPLETION = 1;
     private static final int COMPLETION_BYTES = 32;
     private static final RejectReason[] REJECTS = RejectReason.values();
+    /** The code of a refused command (neither journaled nor applied) in a completion's reject field. */
+    private static final long REFUSED = -1;
+    /** Why the last refused command was refused (refusals in a row share one reason, e.g. the journal disk is full). */
+    private volatile String refusalReason;
     /** Completions read from the ring whose events are not all tailed yet, in order: 4 longs each (a power-of-two ring). */
     private long[] pending = new long[4 * 1024];
     private long pendingHead;
@@ -270,6 +275,21 @@ public final class Egress implements Agent
      */
     public void complete(final long correlation, final long commandSeq, final long lastEventSeq, final RejectReason reject)
     {
+        claim(correlation, commandSeq, lastEventSeq, reject == null ? 0 : reject.ordinal() + 1);
+    }
+
+    /**
+     * From the core thread, the only caller: a command was neither journaled nor applied; once the
+     * events up to {@code lastEventSeq} are sent, its request is answered UNAVAILABLE with the reason.
+     */
+    public void refuse(final long correlation, final long lastEventSeq, final String reason)
+    {
+        refusalReason = reason;
+        claim(correlation, 0, lastEventSeq, REFUSED);
+    }
+
+    private void claim(final long correlation, final long commandSeq, final long lastEventSeq, final long code)
+    {
         int index;
         while ((index = completions.tryClaim(COMPLETION, COMPLETION_BYTES)) < 0)
         {
@@ -292,7 +312,7 @@ public final class Egress implements Agent
         b.putLong(index, correlation);
         b.putLong(index + 8, commandSeq);
         b.putLong(index + 16, lastEventSeq);
-        b.putLong(index + 24, reject == null ? 0 : reject.ordinal() + 1);
+        b.putLong(index + 24, code);
         completions.commit(index);
     }
 
@@ -580,7 +600,14 @@ public final class Egress implements Agent
                 break;
             }
             final long reject = pending[at + 3];
-            complete(pending[at], pending[at + 1], reject == 0 ? null : REJECTS[(int)reject - 1]);
+            if (reject == REFUSED)
+            {
+                refused(pending[at]);
+            }
+            else
+            {
+                complete(pending[at], pending[at + 1], reject == 0 ? null : REJECTS[(int)reject - 1]);
+            }
             pendingHead++;
             n++;
         }
@@ -655,6 +682,32 @@ public final class Egress implements Agent
                 s.channel.write(answers, s.channel.voidPromise());
             }
             close(s, SessionErrorCode.KEY_REVOKED, "key " + keyId + " was revoked");
+        }
+    }
+
+    private void refused(final long correlation)
+    {
+        final Session s = sessions.get(Session.sessionOf(correlation));
+        if (s == null)
+        {
+            return;
+        }
+        final int slot = Session.slotOf(correlation);
+        // the slot is read before it is given back: the event loop may take it again at once
+        final byte kind = s.kind(slot);
+        final long requestId = s.requestId(slot);
+        final long assignedId = s.assignedId(slot);
+        final Response.Builder response = Response.newBuilder().setReason(Reason.UNAVAILABLE).setMessage(refusalReason);
+        if (kind != Session.KIND_COMMAND)
+        {
+            completionHook.onCompleted(s, slot, null, response);
+        }
+        s.completed();
+        send(s, Envelope.newBuilder().setRequestId(requestId).setResponse(response).build());
+        if (kind == Session.KIND_REVOKE_KEY)
+        {
+            // the gateway revoked the key before publishing the revoke, whatever the exchange answers
+            closeRevoked(assignedId);
         }
     }
 

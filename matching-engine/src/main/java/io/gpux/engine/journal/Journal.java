@@ -20,7 +20,9 @@ import java.util.zip.CRC32C;
  * own CRC32C (the layout of {@link RecordDescriptor}), so a batch costs one queue write: the records
  * are gathered off the heap and copied into the queue at once when the batch ends. One writer thread
  * appends; readers read records in order from the start or after a given document. The writer's
- * place in the queue's file is published for a {@link Pretoucher}.
+ * place in the queue's file is published for a {@link Pretoucher} and a {@link JournalSpace} guard; under
+ * the guard, a batch is written only into file space reserved for it, never where a full disk would
+ * fault the write.
  *
  * <p>A document that fails its checks at the very end of the journal is a torn tail (a crash
  * mid-write): {@link #cutTornTail} voids it by appending a VOID document naming its index, and readers
@@ -52,6 +54,22 @@ public final class Journal implements AutoCloseable
     private long chunkStart;
     private long chunkLimit;
     private volatile long writtenUpTo;
+    /** The file the writer last wrote in (set when its chunk changes, before the volatile write of writtenUpTo). */
+    private volatile java.io.File writerFile;
+    /** Space the {@link JournalSpace} guard has reserved in the writer's file; null until it has. */
+    private volatile Reservation reservation;
+    /** The guard, once one watches this journal: then every batch is written into reserved space only. */
+    private JournalSpace guard;
+    /** The file offset the writer waits to see reserved (for a batch larger than what is reserved ahead), else 0. */
+    private volatile long wantedUpTo;
+    /** Room left after a batch, for Chronicle's index entries and document headers. */
+    public static final long SLACK_BYTES = 256 * 1024;
+    private static final long RESERVE_WAIT_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
+    /** File space reserved (allocated on the device) in {@code file}, from its start to {@code upTo}. */
+    record Reservation(java.io.File file, long upTo)
+    {
+    }
 
     private Journal(final Path dir, final boolean readOnly)
     {
@@ -91,12 +109,103 @@ public final class Journal implements AutoCloseable
         pendingLength += 4 + length;
     }
 
-    /** Writes the current batch as one queue document, making its records visible to readers. */
+    /** Bytes of the current batch not written yet. */
+    public int pendingBytes()
+    {
+        return pendingLength;
+    }
+
+    /** Drops the current batch unwritten (a batch refused because its journal has no room for it). */
+    public void discardBatch()
+    {
+        pendingLength = 0;
+    }
+
+    /**
+     * Whether the current batch and {@code moreBytes} after it fit in the file space reserved ahead of
+     * the writer, so that writing them cannot fault on a full device. Before this journal's first write
+     * (its position in its file is not known yet) and until the guard has reserved space in a file the
+     * writer has just rolled to, the answer is {@code fallback}: the guard's free-space floor then stands
+     * between the writer and a full device. A volatile read and a comparison: no system call.
+     */
+    public boolean hasRoom(final long moreBytes, final boolean fallback)
+    {
+        final Reservation r = reservation;
+        final java.io.File file = writerFile;
+        if (file == null || r == null || r.file() != file)
+        {
+            return fallback;
+        }
+        return writtenUpTo + pendingLength + moreBytes <= r.upTo();
+    }
+
+    private void awaitRoom()
+    {
+        wantedUpTo = writtenUpTo + pendingLength + SLACK_BYTES;
+        final long deadline = System.nanoTime() + RESERVE_WAIT_NS;
+        try
+        {
+            while (!hasRoom(SLACK_BYTES, guard.refusal() == null))
+            {
+                final String refusal = guard.refusal();
+                if (refusal != null || System.nanoTime() - deadline > 0)
+                {
+                    throw new JournalFullException((refusal != null ? refusal : "journal disk: no space reserved in time") +
+                        ": a batch of " + pendingLength + " bytes could not be written to " + dir);
+                }
+                Thread.yield();
+            }
+        }
+        finally
+        {
+            wantedUpTo = 0;
+        }
+    }
+
+    /** A batch could not be written: the journal's disk has no room for it. Nothing of it was written. */
+    public static final class JournalFullException extends IllegalStateException
+    {
+        JournalFullException(final String message)
+        {
+            super(message);
+        }
+    }
+
+    java.io.File writerFile()
+    {
+        return writerFile;
+    }
+
+    long wantedUpTo()
+    {
+        return wantedUpTo;
+    }
+
+    void guardedBy(final JournalSpace space)
+    {
+        guard = space;
+    }
+
+    void reserved(final Reservation r)
+    {
+        reservation = r;
+    }
+
+    /**
+     * Writes the current batch as one queue document, making its records visible to readers. Under a
+     * {@link JournalSpace} guard, only into space reserved for it: when the batch does not fit, the
+     * writer asks the guard for more and waits for it; if the disk has no room for it, nothing is
+     * written and a {@link JournalFullException} says why.
+     */
     public void endBatch()
     {
         if (pendingLength == 0)
         {
             return;
+        }
+        if (guard != null && !hasRoom(SLACK_BYTES, guard.refusal() == null))
+        {
+            awaitRoom();
         }
         final long end;
         try (DocumentContext dc = appender.writingDocument())
@@ -108,6 +217,12 @@ public final class Journal implements AutoCloseable
             if (store != chunk)
             {
                 chunk = store;
+                final java.io.File file = appender.currentFile();
+                final java.io.File known = writerFile;
+                if (known == null || !known.equals(file))
+                {
+                    writerFile = file;
+                }
                 if (store instanceof MappedBytesStore)
                 {
                     final MappedBytesStore mapped = (MappedBytesStore)store;

@@ -25,6 +25,18 @@ public interface EventPublisher
     }
 
     /**
+     * Called instead of {@link #onCommandComplete} for a command published with a non-zero correlation
+     * that was neither journaled nor applied (the journal disk is short of space, or the core has
+     * stopped): the producer should answer it UNAVAILABLE with {@code reason}.
+     *
+     * @param correlation the producer's tag.
+     * @param reason      one line for the user, e.g. "journal disk full: 3 MB free under /data, need 64 MB".
+     */
+    default void onCommandRefused(final long correlation, final String reason)
+    {
+    }
+
+    /**
      * Called on the core thread once the pipeline has recovered, before the first live command: the
      * place to read the recovered state (the only moment another component may read it safely).
      */

@@ -11,6 +11,8 @@ final class EventSlot
     boolean completion;
     long commandSequence;
     long correlation;
+    /** For a command refused unjournaled: why (else null). */
+    String refusal;
 
     void set(final byte[] src, final int n)
     {
@@ -21,6 +23,7 @@ final class EventSlot
         System.arraycopy(src, 0, bytes, 0, n);
         length = n;
         completion = false;
+        refusal = null;
     }
 
     void completion(final long commandSequence, final long correlation)
@@ -29,5 +32,12 @@ final class EventSlot
         length = 0;
         this.commandSequence = commandSequence;
         this.correlation = correlation;
+        refusal = null;
+    }
+
+    void refusal(final long correlation, final String reason)
+    {
+        completion(0, correlation);
+        refusal = reason;
     }
 }

@@ -19,7 +19,9 @@ import io.gpux.engine.journal.EventCodec;
 import io.gpux.engine.journal.Journal;
 import io.gpux.engine.journal.Pretoucher;
 import io.gpux.engine.journal.SnapshotStore;
+import io.gpux.engine.journal.JournalSpace;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
@@ -50,8 +52,14 @@ import java.util.function.Consumer;
  * leave before its command is journaled, and the other core is left to the network and the OS. As an
  * option ({@link Context#inlineOutput}), the event journal and the publishers run on an output thread
  * behind an output ring instead. Two mostly sleeping threads help: a ticker injects a TICK every
- * {@code tickIntervalMs} so that timers fire when the market is quiet, and a {@link Pretoucher} takes
- * the journals' page faults before the core thread gets to them.
+ * {@code tickIntervalMs} so that timers fire when the market is quiet, and one that runs the
+ * {@link JournalSpace} guard (journal space reserved ahead of the writers, the free-space floor) and a
+ * {@link Pretoucher} (the journals' page faults taken before the core thread gets to them).
+ *
+ * <p>A full disk: the core writes a batch only into journal space reserved for it and refuses (neither
+ * journals nor applies) a batch that does not fit; producers are refused at the door while the disk is
+ * under its floor ({@link #refusal()}). A failure of any stage stops the core: from then on it answers
+ * every command still in the ring, and those of the batch it failed in, as refused.
  */
 public final class ExchangePipeline implements AutoCloseable
 {
@@ -76,6 +84,8 @@ public final class ExchangePipeline implements AutoCloseable
         private boolean polled;
         private boolean announceRestart;
         private Runnable onPublish = () -> { };
+        private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
+        private org.agrona.concurrent.NanoClock nanoClock = org.agrona.concurrent.SystemNanoClock.INSTANCE;
 
         public Context dataDir(final Path v)
         {
@@ -192,6 +202,23 @@ public final class ExchangePipeline implements AutoCloseable
         }
 
         /**
+         * The free space the data directory's file system must keep: below it new commands are refused
+         * (UNAVAILABLE, with the reason) until space comes back. Default {@value #DEFAULT_MIN_FREE_BYTES} bytes.
+         */
+        public Context minFreeBytes(final long v)
+        {
+            minFreeBytes = v;
+            return this;
+        }
+
+        /** The clock the journal space guard paces its free-space checks by. */
+        public Context nanoClock(final org.agrona.concurrent.NanoClock v)
+        {
+            nanoClock = v;
+            return this;
+        }
+
+        /**
          * The owner goes live by calling {@link ExchangePipeline#goLive()}: only then is a RESTART journaled
          * (after recovering a journal that holds commands; docs/market-rules.md section 14) and does the ticker
          * start, so that the restart's time is as close as possible to the moment clients can connect again.
@@ -224,13 +251,25 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 throw new IllegalArgumentException("a polled pipeline writes its output inline");
             }
-            if (tickIntervalMs < 0 || snapshotEvery < 0 || snapshotsKept < 1)
+            if (tickIntervalMs < 0 || snapshotEvery < 0 || snapshotsKept < 1 || minFreeBytes < 0)
             {
                 throw new IllegalArgumentException("negative interval or no snapshot kept");
             }
             return this;
         }
     }
+
+    /** The default free-space floor of the data directory's file system: 64 MiB. */
+    public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
+    /** A command batch is written (and applied) once its journal document reaches this size. */
+    private static final int BATCH_BYTES = 512 * 1024;
+    /** The event journal room asked per command of a batch, before its events are known. */
+    private static final long EVENT_BYTES_PER_COMMAND = 256;
+    /**
+     * At most this many commands in a batch, so that the event journal room a batch asks for stays well
+     * inside what the guard reserves ahead of the writer.
+     */
+    private static final int MAX_BATCH_COMMANDS = 2048;
 
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
@@ -264,6 +303,7 @@ public final class ExchangePipeline implements AutoCloseable
     private final AtomicBoolean snapshotRequested = new AtomicBoolean();
     private final Thread ticker;
     private final AgentRunner pretoucher;
+    private final JournalSpace space;
     private volatile boolean running = true;
     private volatile Throwable failure;
     private boolean closed;
@@ -305,6 +345,8 @@ public final class ExchangePipeline implements AutoCloseable
             outputRing = output.start();
         }
 
+        space = new JournalSpace(ctx.dataDir, ctx.minFreeBytes, ctx.nanoClock, ctx.log, commandJournal, eventJournal);
+        space.doWork();
         core = new CoreHandler(recovered, outputRing);
         onPublish = ctx.onPublish;
         if (ctx.polled)
@@ -328,16 +370,11 @@ public final class ExchangePipeline implements AutoCloseable
             inputRing = input.start();
         }
 
-        if (ctx.pretouch)
-        {
-            pretoucher = new AgentRunner(new SleepingMillisIdleStrategy(1),
-                ex -> ctx.log.accept("pretoucher: " + ex), null, new Pretoucher(ctx.log, commandJournal, eventJournal));
-            AgentRunner.startOnThread(pretoucher, daemonThreads("gpux-pretouch"));
-        }
-        else
-        {
-            pretoucher = null;
-        }
+        // the journal space guard, and the pretoucher with it: one mostly sleeping thread
+        pretoucher = new AgentRunner(new SleepingMillisIdleStrategy(1),
+            ex -> ctx.log.accept("journal space/pretouch: " + ex), null,
+            ctx.pretouch ? new CompositeAgent(space, new Pretoucher(ctx.log, commandJournal, eventJournal)) : space);
+        AgentRunner.startOnThread(pretoucher, daemonThreads("gpux-pretouch"));
 
         ticker = new Thread(this::tickLoop, "gpux-ticker");
         ticker.setDaemon(true);
@@ -370,13 +407,13 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public boolean tryPublish(final Command command)
     {
-        return failure == null && published(inputRing.tryPublishEvent(COPY, command));
+        return accepting() && published(inputRing.tryPublishEvent(COPY, command));
     }
 
     /** Publishes a command filled in place by a translator, without blocking; false when full. */
     public <A> boolean tryPublish(final EventTranslatorOneArg<CommandSlot, A> translator, final A arg)
     {
-        return failure == null && published(inputRing.tryPublishEvent(translator, arg));
+        return accepting() && published(inputRing.tryPublishEvent(translator, arg));
     }
 
     /**
@@ -388,6 +425,28 @@ public final class ExchangePipeline implements AutoCloseable
     public boolean tryPublishQuery(final Query query)
     {
         return failure == null && published(inputRing.tryPublishEvent(QUERY, query));
+    }
+
+    private boolean accepting()
+    {
+        return failure == null && space.refusal() == null;
+    }
+
+    /**
+     * Why commands are refused now, for the producer's UNAVAILABLE answer: the core has stopped, or the
+     * journal disk is short of space (until it has room again); null when commands are accepted (a
+     * false {@link #tryPublish} then means the ring is full: BUSY). Any thread.
+     */
+    public String refusal()
+    {
+        final Throwable f = failure;
+        return f != null ? stoppedReason(f) : space.refusal();
+    }
+
+    private String stoppedReason(final Throwable f)
+    {
+        return "the exchange core has stopped (" + (f.getMessage() != null ? f.getMessage() : f.getClass().getSimpleName()) +
+            "): see the server log";
     }
 
     private boolean published(final boolean published)
@@ -413,10 +472,6 @@ public final class ExchangePipeline implements AutoCloseable
         {
             throw new IllegalStateException("this pipeline has a core thread of its own");
         }
-        if (failure != null)
-        {
-            return 0;
-        }
         try
         {
             if (!pollStarted)
@@ -433,12 +488,14 @@ public final class ExchangePipeline implements AutoCloseable
         {
             try
             {
-                new StopOnError<CommandSlot>("core").handleEventException(ex, poller.getSequence().get() + 1, null);
+                new StopOnError<CommandSlot>("core").handleEventException(ex, pollHandler.current, null);
             }
             catch (final RuntimeException reported)
             {
                 // reported and remembered: the pipeline accepts nothing more; the polling thread goes on
             }
+            // the command that failed has been answered with its batch: it is not taken again
+            poller.getSequence().set(pollHandler.current);
             return 0;
         }
     }
@@ -448,10 +505,12 @@ public final class ExchangePipeline implements AutoCloseable
     {
         int limit;
         int taken;
+        long current;
 
         @Override
         public boolean onEvent(final CommandSlot slot, final long sequence, final boolean endOfBatch)
         {
+            current = sequence;
             taken++;
             final boolean last = endOfBatch || taken >= limit;
             core.onEvent(slot, sequence, last);
@@ -584,6 +643,12 @@ public final class ExchangePipeline implements AutoCloseable
         }
         commandJournal.takeOverWriting();
         eventJournal.takeOverWriting();
+        if (failure != null)
+        {
+            // what the failed batch left unwritten stays so: the journals end with what was written
+            commandJournal.discardBatch();
+            eventJournal.discardBatch();
+        }
         commandJournal.close();
         eventJournal.close();
         if (failure != null)
@@ -639,6 +704,12 @@ public final class ExchangePipeline implements AutoCloseable
             final java.io.StringWriter trace = new java.io.StringWriter();
             ex.printStackTrace(new java.io.PrintWriter(trace));
             ctx.log.accept(trace.toString());
+            if (core != null && "core".equals(stage))
+            {
+                // the core goes on taking commands from the ring, only to answer each UNAVAILABLE
+                core.abandonBatch();
+                return;
+            }
             throw ex instanceof RuntimeException r ? r : new IllegalStateException(ex);
         }
 
@@ -680,6 +751,8 @@ public final class ExchangePipeline implements AutoCloseable
         /** Inline output: the batch's events and completions, in order, published once the batch's events are journaled. */
         private Output[] outputs = new Output[1024];
         private int outputCount;
+        /** The next output to hand to the publishers (those before it were handed over). */
+        private int outputsPublished;
         private final CommandSlot[] batch;
         private int batchSize;
         private long sequence;
@@ -699,13 +772,23 @@ public final class ExchangePipeline implements AutoCloseable
             appliedSequence = sequence;
             lastHash = engine.stateHash();
             this.outputRing = outputRing;
-            batch = new CommandSlot[ctx.ringSize];
+            batch = new CommandSlot[Math.min(ctx.ringSize, MAX_BATCH_COMMANDS)];
             engine.sink(this);
         }
 
         @Override
         public void onEvent(final CommandSlot slot, final long ringSequence, final boolean endOfBatch)
         {
+            if (failure != null)
+            {
+                // stopped: nothing more is journaled or applied; a waiting producer hears why
+                slot.query = null;
+                if (slot.correlation != 0)
+                {
+                    refused(slot.correlation, refusal());
+                }
+                return;
+            }
             if (slot.query != null)
             {
                 applyBatch();
@@ -721,9 +804,9 @@ public final class ExchangePipeline implements AutoCloseable
                 }
                 command.timeMs = lastTime;
                 command.sequence = ++sequence;
-                commandJournal.add(commandCodec.bytes(), commandCodec.encode(command));
                 batch[batchSize++] = slot;
-                if (endOfBatch || batchSize == batch.length)
+                commandJournal.add(commandCodec.bytes(), commandCodec.encode(command));
+                if (endOfBatch || batchSize == batch.length || commandJournal.pendingBytes() >= BATCH_BYTES)
                 {
                     applyBatch();
                 }
@@ -739,6 +822,13 @@ public final class ExchangePipeline implements AutoCloseable
         {
             if (batchSize == 0)
             {
+                return;
+            }
+            final boolean floorHolds = space.refusal() == null;
+            if (!commandJournal.hasRoom(Journal.SLACK_BYTES, floorHolds) ||
+                !eventJournal.hasRoom(Journal.SLACK_BYTES + batchSize * EVENT_BYTES_PER_COMMAND, floorHolds))
+            {
+                refuseBatch();
                 return;
             }
             commandJournal.endBatch();
@@ -767,6 +857,70 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 p.onBatchApplied(engine);
             }
+        }
+
+        /**
+         * The journals have no room reserved for this batch: nothing of it is written or applied, its
+         * sequence numbers are given back, and each waiting producer is answered why.
+         */
+        private void refuseBatch()
+        {
+            commandJournal.discardBatch();
+            sequence -= batchSize;
+            final String reason = space.refusal() != null ? space.refusal() :
+                "journal disk full: no space could be reserved for the journals under " + ctx.dataDir;
+            for (int i = 0; i < batchSize; i++)
+            {
+                if (batch[i].correlation != 0)
+                {
+                    refused(batch[i].correlation, reason);
+                }
+                batch[i] = null;
+            }
+            batchSize = 0;
+        }
+
+        /**
+         * After a failure in the middle of a batch: its commands, journaled or not, applied or not, are
+         * not acknowledged; each waiting producer is answered that the core has stopped, and the
+         * batch's unpublished output is dropped.
+         */
+        void abandonBatch()
+        {
+            final String reason = refusal();
+            for (int i = outputsPublished; i < outputCount; i++)
+            {
+                if (outputs[i].completion)
+                {
+                    refused(outputs[i].correlation, reason);
+                }
+            }
+            outputCount = 0;
+            outputsPublished = 0;
+            for (int i = 0; i < batchSize; i++)
+            {
+                if (batch[i] != null && batch[i].correlation != 0)
+                {
+                    refused(batch[i].correlation, reason);
+                }
+                batch[i] = null;
+            }
+            batchSize = 0;
+        }
+
+        private void refused(final long correlation, final String reason)
+        {
+            if (outputRing == null)
+            {
+                for (final EventPublisher p : publishers)
+                {
+                    p.onCommandRefused(correlation, reason);
+                }
+                return;
+            }
+            final long at = outputRing.next();
+            outputRing.get(at).refusal(correlation, reason);
+            outputRing.publish(at);
         }
 
         /** A failing query is the query's bug: reported, and the exchange goes on. */
@@ -860,9 +1014,9 @@ public final class ExchangePipeline implements AutoCloseable
         /** Inline output, after the batch's events are in the event journal: to the publishers, in order. */
         private void publishOutputs()
         {
-            for (int i = 0; i < outputCount; i++)
+            for (; outputsPublished < outputCount; outputsPublished++)
             {
-                final Output out = outputs[i];
+                final Output out = outputs[outputsPublished];
                 for (final EventPublisher p : publishers)
                 {
                     if (out.completion)
@@ -876,6 +1030,7 @@ public final class ExchangePipeline implements AutoCloseable
                 }
             }
             outputCount = 0;
+            outputsPublished = 0;
         }
     }
 
@@ -926,7 +1081,7 @@ public final class ExchangePipeline implements AutoCloseable
                 journal.add(slot.bytes, slot.length);
             }
             pending[pendingCount++] = slot;
-            if (endOfBatch || pendingCount == pending.length)
+            if (endOfBatch || pendingCount == pending.length || journal.pendingBytes() >= BATCH_BYTES)
             {
                 journal.endBatch();
                 for (int i = 0; i < pendingCount; i++)
@@ -948,7 +1103,14 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 for (final EventPublisher p : publishers)
                 {
-                    p.onCommandComplete(slot.commandSequence, slot.correlation);
+                    if (slot.refusal != null)
+                    {
+                        p.onCommandRefused(slot.correlation, slot.refusal);
+                    }
+                    else
+                    {
+                        p.onCommandComplete(slot.commandSequence, slot.correlation);
+                    }
                 }
                 return;
             }

@@ -117,7 +117,7 @@ public final class Recovery
             commandIndex = reader.index();
             replayed++;
         }
-        check.finish();
+        check.finish(commandSequence);
         engine.sink(event -> { });
         return new Result(engine, commandSequence, commandIndex, snapshotSequence, replayed, check.appended, check.checked);
     }
@@ -238,19 +238,55 @@ public final class Recovery
             appended++;
         }
 
+        /**
+         * Whether the record just read (of {@code n} bytes) and every one after it are events of
+         * commands after {@code lastCommand}, all in the journal's last document: the output of a batch
+         * whose commands never made it into the command journal (their write failed), which was never
+         * acknowledged, so it is cut rather than refused. Leaves the reader at the end of the journal.
+         */
+        private boolean isLastDocumentOfLaterCommands(final int n, final long lastCommand)
+        {
+            final long document = reader.index();
+            int length = n;
+            while (true)
+            {
+                if (storedCodec.decode(copy(length), scratch) != null || scratch.commandSequence <= lastCommand ||
+                    reader.index() != document)
+                {
+                    return false;
+                }
+                if (reader.atEnd())
+                {
+                    return true;
+                }
+                length = reader.next(stored);
+            }
+        }
+
         private int copy(final int n)
         {
             System.arraycopy(stored, 0, storedCodec.bytes(), 0, n);
             return n;
         }
 
-        void finish()
+        /** @param lastCommand the sequence of the last command the command journal holds. */
+        void finish(final long lastCommand)
         {
             final int n = journalExhausted ? -1 : reader.next(stored);
             if (n >= 0 && storedCodec.decode(copy(n), scratch) != null && reader.atEnd())
             {
                 log.accept("event journal: torn tail record at index " + Long.toHexString(reader.index()) +
                     (readOnly ? "" : ": cut off"));
+                if (!readOnly)
+                {
+                    journal.cutTornTail(reader.index());
+                }
+            }
+            else if (n >= 0 && isLastDocumentOfLaterCommands(n, lastCommand))
+            {
+                log.accept("event journal: the last document (index " + Long.toHexString(reader.index()) + ") holds events of " +
+                    "commands after " + lastCommand + ", which the command journal lacks (a batch whose command " +
+                    "journal write failed, never acknowledged)" + (readOnly ? "" : ": cut off"));
                 if (!readOnly)
                 {
                     journal.cutTornTail(reader.index());

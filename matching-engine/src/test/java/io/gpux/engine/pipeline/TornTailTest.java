@@ -163,6 +163,56 @@ class TornTailTest
         }
     }
 
+    /**
+     * A batch whose command journal write failed on a full disk while its events were written: the
+     * event journal's last document holds events of commands the command journal lacks. They were
+     * never acknowledged, so the start cuts them off (and regenerates nothing); events of a command
+     * the journal does hold, differing, stay fatal.
+     */
+    @Test
+    void lastEventDocumentOfMissingCommandsIsCutOff() throws Exception
+    {
+        runMarket(300);
+        final long commands = countCommands();
+        final EventCodec codec = new EventCodec();
+        final io.gpux.engine.event.Event event = new io.gpux.engine.event.Event();
+        final byte[] last = lastRecord("events");
+        System.arraycopy(last, 0, codec.bytes(), 0, last.length);
+        assertEquals(null, codec.decode(last.length, event));
+        try (Journal events = Journal.open(dir.resolve("events")))
+        {
+            for (int i = 1; i <= 2; i++)
+            {
+                event.sequence++;
+                event.commandSequence = commands + i;
+                events.add(codec.bytes(), codec.encode(event));
+            }
+            events.endBatch();
+        }
+        try (ExchangePipeline again = ExchangePipeline.start(context()))
+        {
+            assertEquals(commands, again.recovered().commandSequence());
+            assertTrue(log.stream().anyMatch(m -> m.contains("which the command journal lacks") && m.contains("cut off")),
+                log.toString());
+            assertEquals(0, again.recovered().appendedEvents());
+            publish(again, new Command().reset(CommandType.TICK, 0));
+        }
+        log.clear();
+        try (ExchangePipeline third = ExchangePipeline.start(context()))
+        {
+            assertTrue(log.stream().noneMatch(m -> m.contains("lacks")), "the cut is permanent: " + log);
+        }
+
+        // an extra event of a command the journal holds is not the remains of a failed write
+        try (Journal events = Journal.open(dir.resolve("events")))
+        {
+            event.sequence = Recovery.lastEventSequence(events) + 1;
+            event.commandSequence = 1;
+            events.append(codec.bytes(), codec.encode(event));
+        }
+        assertThrows(Recovery.RecoveryException.class, () -> ExchangePipeline.start(context()).close());
+    }
+
     @Test
     void replaysAreByteIdentical() throws Exception
     {
