@@ -29,6 +29,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -496,7 +498,15 @@ public final class ExchangePipeline implements AutoCloseable
         return failure != null;
     }
 
-    /** Stops the ticker, drains both rings, writes a final hash and closes the journals. Idempotent. */
+    /**
+     * Stops the ticker, drains both rings, writes a final hash and closes the journals. Idempotent.
+     *
+     * <p>The journals' appenders change hands here, and only once their last writer can no longer use
+     * them: the ticker is joined first, so nothing new arrives; a core or output thread applies what is
+     * left, is halted and has run its shutdown before this thread takes its journal over; a polled
+     * pipeline's owner must have stopped polling (and this thread seen its effects) before it calls
+     * close, which then takes the journals over before it applies what is left in the ring.
+     */
     @Override
     public void close()
     {
@@ -506,7 +516,12 @@ public final class ExchangePipeline implements AutoCloseable
         }
         closed = true;
         running = false;
-        ticker.interrupt();
+        stopTicker();
+        if (poller != null)
+        {
+            commandJournal.takeOverWriting();
+            eventJournal.takeOverWriting();
+        }
         if (failure == null && !drain(30_000))
         {
             ctx.log.accept("pipeline did not drain in 30 s: halting");
@@ -514,10 +529,12 @@ public final class ExchangePipeline implements AutoCloseable
         if (input != null)
         {
             input.halt();
+            awaitStopped(core.stopped, "core");
         }
         if (output != null)
         {
             output.halt();
+            awaitStopped(outputHandler.stopped, "output");
         }
         if (failure == null)
         {
@@ -537,6 +554,39 @@ public final class ExchangePipeline implements AutoCloseable
         }
     }
 
+    private void stopTicker()
+    {
+        ticker.interrupt();
+        if (!ticker.isAlive())
+        {
+            return;
+        }
+        try
+        {
+            ticker.join();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits for a halted stage's thread to leave its loop: its writes to the journal happen-before the return. */
+    private void awaitStopped(final CountDownLatch stopped, final String stage)
+    {
+        try
+        {
+            if (!stopped.await(30, TimeUnit.SECONDS))
+            {
+                ctx.log.accept("the " + stage + " thread did not stop in 30 s");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Waits until the core has applied every published command and the output has written every event. */
     private boolean drain(final long timeoutMs)
     {
@@ -546,7 +596,7 @@ public final class ExchangePipeline implements AutoCloseable
             final long published = inputRing.getCursor();
             if (poller != null)
             {
-                // the owner has stopped polling: this thread applies what is left
+                // the owner has stopped polling and this thread has taken the journals over: it applies what is left
                 poll(Integer.MAX_VALUE);
             }
             final long applied = poller != null ? poller.getSequence().get() : input.getSequenceValueFor(core);
@@ -617,6 +667,14 @@ public final class ExchangePipeline implements AutoCloseable
             }
         }
 
+        @Override
+        public void onShutdown()
+        {
+            stopped.countDown();
+        }
+
+        /** Counted down when the core thread leaves its loop. */
+        final CountDownLatch stopped = new CountDownLatch(1);
         private final MatchingEngine engine;
         private final EventPublisher[] publishers = ctx.publishers.toArray(new EventPublisher[0]);
         private final CommandCodec commandCodec = new CommandCodec();
@@ -857,10 +915,19 @@ public final class ExchangePipeline implements AutoCloseable
             pending = new EventSlot[ringSize];
         }
 
+        /** Counted down when the output thread leaves its loop. */
+        final CountDownLatch stopped = new CountDownLatch(1);
+
         @Override
         public void onStart()
         {
             journal.takeOverWriting();
+        }
+
+        @Override
+        public void onShutdown()
+        {
+            stopped.countDown();
         }
 
         @Override
