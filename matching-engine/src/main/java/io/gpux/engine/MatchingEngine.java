@@ -13,6 +13,8 @@ import io.gpux.engine.timer.TimerQueue;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongLongConsumer;
 
+import java.util.function.Consumer;
+
 /**
  * The gpux matching engine: a single-threaded, deterministic state machine implementing the market
  * rulebook. Commands in through {@link #apply(Command)}, events out through an {@link EventSink}.
@@ -60,6 +62,7 @@ public final class MatchingEngine
     final Admin admin;
     final ApiKeys apiKeys;
     private final Quoter quoter;
+    private Consumer<Command> adminHook;
 
     public MatchingEngine(final EventSink sink)
     {
@@ -82,6 +85,17 @@ public final class MatchingEngine
     public void quote(final Command bid, final Quote result)
     {
         quoter.quote(bid, result);
+    }
+
+    /**
+     * Fault injection for tests of what surrounds the engine (the pipeline's quarantine of a command the
+     * engine fails on): called before each registration, configuration or control command is applied
+     * (never before a trading command), it may throw to make the engine fail on that command. Never set in
+     * the exchange.
+     */
+    public void adminHook(final Consumer<Command> hook)
+    {
+        adminHook = hook;
     }
 
     /** Replaces the event sink (e.g. to suppress output while recovering). */
@@ -124,6 +138,10 @@ public final class MatchingEngine
      */
     private void applyAdmin(final Command cmd)
     {
+        if (adminHook != null)
+        {
+            adminHook.accept(cmd);
+        }
         switch (cmd.type)
         {
             case MARKET -> admin.market(cmd);

@@ -125,6 +125,12 @@ public final class Journal implements AutoCloseable
         writtenUpTo = end;
     }
 
+    /** Drops the records added since the last document was written: they never reach the journal. */
+    public void discardBatch()
+    {
+        pendingLength = 0;
+    }
+
     /**
      * Where the writer is, for a {@link Pretoucher} on another thread: the file offset just past the
      * last document written, and the mapped chunk it was written in (address, first and last file

@@ -234,6 +234,7 @@ public final class ExchangePipeline implements AutoCloseable
     private final Journal commandJournal;
     private final Journal eventJournal;
     private final SnapshotStore snapshots;
+    private final Quarantine quarantine;
     /** The core thread's Disruptor; null when polled. */
     private final Disruptor<CommandSlot> input;
     /** The consumer of the input ring when polled; else null. */
@@ -261,13 +262,19 @@ public final class ExchangePipeline implements AutoCloseable
         snapshots = new SnapshotStore(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
         try
         {
-            recovered = Recovery.recover(commandJournal, eventJournal, snapshots, true, ctx.log);
+            quarantine = Quarantine.load(ctx.dataDir);
+            recovered = recoverSkippingPoison();
         }
         catch (final RuntimeException | IOException ex)
         {
             commandJournal.close();
             eventJournal.close();
             throw ex;
+        }
+        if (quarantine.size() > 0)
+        {
+            ctx.log.accept(quarantine.size() + " quarantined command(s) in " + ctx.dataDir.resolve(Quarantine.FILE) +
+                ", replayed as TICKs");
         }
         ctx.log.accept("recovered: command " + recovered.commandSequence() + " (" + recovered.replayedCommands() +
             " replayed after snapshot " + recovered.snapshotSequence() + "), " + recovered.checkedEvents() +
@@ -328,6 +335,25 @@ public final class ExchangePipeline implements AutoCloseable
         if (ctx.tickIntervalMs > 0)
         {
             ticker.start();
+        }
+    }
+
+    /**
+     * Recovers; a command the engine fails on during the replay (one the live core did not get to
+     * quarantine) is quarantined by recovery, which then starts over without it.
+     */
+    private Recovery.Result recoverSkippingPoison() throws IOException
+    {
+        while (true)
+        {
+            try
+            {
+                return Recovery.recover(commandJournal, eventJournal, snapshots, null, false, quarantine, ctx.log);
+            }
+            catch (final Quarantine.PoisonCommandException ex)
+            {
+                ctx.log.accept("recovering again without command " + ex.commandSequence());
+            }
         }
     }
 
@@ -498,6 +524,17 @@ public final class ExchangePipeline implements AutoCloseable
         return failure != null;
     }
 
+    /** Why the pipeline stopped, in one line, or null while it runs. */
+    public String failureReason()
+    {
+        final Throwable f = failure;
+        if (f == null)
+        {
+            return null;
+        }
+        return f instanceof Quarantine.PoisonCommandException ? f.getMessage() : f.getClass().getSimpleName() + ": " + f.getMessage();
+    }
+
     /**
      * Stops the ticker, drains both rings, writes a final hash and closes the journals. Idempotent.
      *
@@ -628,6 +665,14 @@ public final class ExchangePipeline implements AutoCloseable
         @Override
         public void handleEventException(final Throwable ex, final long sequence, final T event)
         {
+            if (ex instanceof Quarantine.PoisonCommandException poison)
+            {
+                ctx.log.accept("FATAL: " + poison.getMessage() + ". The command is quarantined and the core has " +
+                    "stopped; restart the exchange: it rebuilds its state from the journal without the command.");
+                failure = ex;
+                running = false;
+                throw poison;
+            }
             failure = ex;
             running = false;
             ctx.log.accept("FATAL: the " + stage + " stage failed at ring sequence " + sequence + ": " + ex);
@@ -752,7 +797,14 @@ public final class ExchangePipeline implements AutoCloseable
             for (int i = 0; i < batchSize; i++)
             {
                 final CommandSlot slot = batch[i];
-                engine.apply(slot.command);
+                try
+                {
+                    engine.apply(slot.command);
+                }
+                catch (final RuntimeException | AssertionError ex)
+                {
+                    throw poisoned(slot.command, ex);
+                }
                 if (slot.correlation != 0)
                 {
                     completion(slot.command.sequence, slot.correlation);
@@ -770,6 +822,37 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 p.onBatchApplied(engine);
             }
+        }
+
+        /**
+         * The engine failed on a command, half way through it perhaps: its state can no longer be trusted.
+         * The command is quarantined, nothing of the batch's output leaves (inline output: its events are
+         * not written; a restart regenerates those of the commands before it), and the core stops. The
+         * restart rebuilds the state from the journal, replaying the command as a TICK.
+         */
+        private Quarantine.PoisonCommandException poisoned(final Command command, final Throwable ex)
+        {
+            final String reason = Quarantine.describe(command, ex);
+            try
+            {
+                quarantine.add(command.sequence, reason);
+            }
+            catch (final IOException io)
+            {
+                ctx.log.accept("could not record the quarantine of command " + command.sequence + ": " + io +
+                    "; the next start quarantines it when it fails on it again");
+            }
+            if (outputRing == null)
+            {
+                eventJournal.discardBatch();
+                outputCount = 0;
+            }
+            for (int i = 0; i < batchSize; i++)
+            {
+                batch[i] = null;
+            }
+            batchSize = 0;
+            return new Quarantine.PoisonCommandException(command.sequence, reason, ex);
         }
 
         /** A failing query is the query's bug: reported, and the exchange goes on. */
