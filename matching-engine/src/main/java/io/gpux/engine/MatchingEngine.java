@@ -98,6 +98,18 @@ public final class MatchingEngine
         adminHook = hook;
     }
 
+    /**
+     * Recovery only: the event numbers up to {@code sequence} are taken (by events of a quarantined command
+     * that reached the event journal), so the next event is numbered after them.
+     */
+    public void skipEventsThrough(final long sequence)
+    {
+        if (sequence > out.sequence())
+        {
+            out.sequence(sequence);
+        }
+    }
+
     /** Replaces the event sink (e.g. to suppress output while recovering). */
     public void sink(final EventSink sink)
     {

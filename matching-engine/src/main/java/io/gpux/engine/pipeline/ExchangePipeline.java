@@ -801,6 +801,11 @@ public final class ExchangePipeline implements AutoCloseable
                 {
                     engine.apply(slot.command);
                 }
+                catch (final OutputFailure ex)
+                {
+                    // the event journal failed, not the engine
+                    throw ex;
+                }
                 catch (final RuntimeException | AssertionError ex)
                 {
                     throw poisoned(slot.command, ex);
@@ -896,6 +901,18 @@ public final class ExchangePipeline implements AutoCloseable
         @Override
         public void onEvent(final Event event)
         {
+            try
+            {
+                output(event);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new OutputFailure(ex);
+            }
+        }
+
+        private void output(final Event event)
+        {
             final int length = eventCodec.encode(event);
             if (outputRing == null)
             {
@@ -962,6 +979,15 @@ public final class ExchangePipeline implements AutoCloseable
                 }
             }
             outputCount = 0;
+        }
+    }
+
+    /** The event journal or the output ring failed while the engine was emitting an event. */
+    private static final class OutputFailure extends RuntimeException
+    {
+        OutputFailure(final RuntimeException cause)
+        {
+            super("writing an event failed: " + cause, cause);
         }
     }
 

@@ -16,8 +16,9 @@ import java.util.List;
  * The commands the engine failed on (threw while applying), by command sequence: a journaled command
  * that makes the engine throw would otherwise make every restart throw again on replay. The pipeline
  * records such a command here before it stops; recovery (and {@code gpux journal verify}) replays it as
- * a plain TICK at the same time and sequence (the timers due by then fire, as they did live) and drops
- * whatever events of it reached the event journal, so that every replay gives the same state.
+ * a plain TICK at the same time and sequence (the timers due by then fire, as they did live) and skips
+ * whatever events of it reached the event journal (their numbers stay taken), so that every replay
+ * gives the same state.
  *
  * <p>The file {@code quarantine} in the data directory, one line per command: the command sequence, a
  * space, and the one-line reason. Written whole to a temporary file, forced to the device, then renamed

@@ -72,8 +72,18 @@ public final class Recovery
         final Journal commands, final Journal events, final SnapshotStore snapshots, final Path snapshotFile,
         final boolean readOnly, final Quarantine quarantine, final Consumer<String> log) throws IOException
     {
+        return recover(commands, events, snapshots, snapshotFile, readOnly, quarantine, engine -> { }, log);
+    }
+
+    /** As above; {@code engineSetup} sees the new engine before anything is replayed (tests inject faults). */
+    static Result recover(
+        final Journal commands, final Journal events, final SnapshotStore snapshots, final Path snapshotFile,
+        final boolean readOnly, final Quarantine quarantine, final Consumer<MatchingEngine> engineSetup,
+        final Consumer<String> log) throws IOException
+    {
         final EventCheck check = new EventCheck(events, readOnly, log);
         final MatchingEngine engine = new MatchingEngine(check);
+        engineSetup.accept(engine);
         long commandSequence = 0;
         long commandIndex = -1;
         long snapshotSequence = 0;
@@ -132,7 +142,7 @@ public final class Recovery
                 command.reset(CommandType.TICK, command.timeMs);
                 command.sequence = sequence;
                 engine.apply(command);
-                check.dropStoredEventsOf(command.sequence);
+                engine.skipEventsThrough(check.dropStoredEventsOf(command.sequence));
                 quarantined++;
             }
             else
@@ -157,6 +167,11 @@ public final class Recovery
         try
         {
             engine.apply(command);
+        }
+        catch (final RecoveryException ex)
+        {
+            // the journals disagree: not the command's doing
+            throw ex;
         }
         catch (final RuntimeException | AssertionError ex)
         {
@@ -299,12 +314,15 @@ public final class Recovery
         /**
          * Skips the stored events of a quarantined command that its replay as a TICK did not regenerate:
          * what the engine emitted before it failed, if any of that reached the event journal.
+         *
+         * @return the number of the last event skipped, or 0 if none was.
          */
-        void dropStoredEventsOf(final long commandSequence)
+        long dropStoredEventsOf(final long commandSequence)
         {
+            long last = 0;
             if (journalExhausted)
             {
-                return;
+                return last;
             }
             int n;
             while ((n = nextStored()) >= 0)
@@ -312,10 +330,12 @@ public final class Recovery
                 if (storedCodec.decode(copy(n), scratch) != null || scratch.commandSequence != commandSequence)
                 {
                     heldLength = n;
-                    return;
+                    break;
                 }
-                log.accept("event " + scratch.sequence + " of quarantined command " + commandSequence + " dropped");
+                last = scratch.sequence;
+                log.accept("event " + last + " of quarantined command " + commandSequence + " dropped");
             }
+            return last;
         }
 
         private int copy(final int n)

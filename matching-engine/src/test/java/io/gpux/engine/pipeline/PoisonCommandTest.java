@@ -155,6 +155,65 @@ class PoisonCommandTest
             assertEquals(15_000_000L, r.engine().totalMoney());
             assertEquals(1, r.quarantinedCommands());
             assertEquals(0, r.appendedEvents());
+            assertEquals(3, Recovery.lastEventSequence(events), "the dropped event keeps its number: none is used twice");
+            assertEquals(3, r.engine().eventSequence());
+        }
+    }
+
+    /**
+     * The live core failed on a command but its quarantine record was lost (the process died first): the
+     * replay fails on the command too, recovery quarantines it, and the next recovery replays it as a TICK.
+     */
+    @org.junit.jupiter.api.Test
+    void recoveryQuarantinesACommandTheEngineFailsOnDuringTheReplay() throws Exception
+    {
+        final long r1 = symbols.accounts.id("r1");
+        final java.util.function.Consumer<Command> fault = c ->
+        {
+            if (c.type == CommandType.DEPOSIT && c.amount == POISON_AMOUNT)
+            {
+                throw new IllegalArgumentException("fails every time");
+            }
+        };
+        final ExchangePipeline live = ExchangePipeline.start(context(new ConcurrentLinkedQueue<>(), true));
+        live.recovered().engine().adminHook(fault);
+        publishAndWait(live, "0 ACCOUNT id=r1 roles=RENTER");
+        publishAndWait(live, "0 DEPOSIT account=r1 amount=10");
+        assertTrue(live.tryPublish(command("0 DEPOSIT account=r1 amount=666")));
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!live.failed() && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+        }
+        assertThrows(IllegalStateException.class, live::close);
+        Files.delete(dir.resolve("quarantine"));
+
+        final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
+        final Quarantine quarantine = Quarantine.load(dir);
+        try (Journal commands = Journal.open(dir.resolve("commands"));
+            Journal events = Journal.open(dir.resolve("events")))
+        {
+            final Quarantine.PoisonCommandException poison = assertThrows(Quarantine.PoisonCommandException.class,
+                () -> Recovery.recover(commands, events, null, null, false, quarantine,
+                    engine -> engine.adminHook(fault), log::add));
+            assertEquals(3, poison.commandSequence());
+            assertTrue(poison.getMessage().startsWith("command 3 (DEPOSIT, account " + r1 +
+                "): the engine failed: IllegalArgumentException: fails every time (at "), poison.getMessage());
+            assertTrue(log.contains("quarantined on replay: " + poison.getMessage()), log.toString());
+        }
+        assertTrue(Quarantine.load(dir).contains(3), "recorded in the data directory");
+        final ConcurrentLinkedQueue<String> restartLog = new ConcurrentLinkedQueue<>();
+        try (ExchangePipeline restarted = ExchangePipeline.start(context(restartLog, true)))
+        {
+            assertEquals(1, restarted.recovered().quarantinedCommands(), restartLog.toString());
+            assertEquals(10_000_000L, restarted.recovered().engine().totalMoney());
+            publishAndWait(restarted, "0 DEPOSIT account=r1 amount=5");
+        }
+        try (Journal commands = Journal.openReadOnly(dir.resolve("commands"));
+            Journal events = Journal.openReadOnly(dir.resolve("events")))
+        {
+            assertEquals(15_000_000L,
+                Recovery.recover(commands, events, null, null, true, Quarantine.load(dir), m -> { }).engine().totalMoney());
         }
     }
 
