@@ -4,17 +4,24 @@ import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.journal.Journal;
+import io.gpux.engine.journal.JournalTool;
 import io.gpux.engine.replay.ScenarioParser;
 import io.gpux.engine.replay.Symbols;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -123,13 +130,16 @@ class PoisonCommandTest
             assertTrue(unquarantined.getMessage().contains("event"), "without the quarantine the history differs: " +
                 unquarantined.getMessage());
         }
+        final String verify = journalVerify();
+        assertTrue(verify.contains("from scratch: 11 commands (1 quarantined, replayed as TICKs)"), verify);
+        assertTrue(verify.contains("journal verified"), verify);
     }
 
     /**
      * Events of a quarantined command that reached the event journal (an output thread may have written
      * some before the engine failed) are dropped on every replay, and a restart goes on after them.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void eventsOfAQuarantinedCommandInTheEventJournalAreDroppedOnReplay() throws Exception
     {
         final long r1 = symbols.accounts.id("r1");
@@ -164,11 +174,11 @@ class PoisonCommandTest
      * The live core failed on a command but its quarantine record was lost (the process died first): the
      * replay fails on the command too, recovery quarantines it, and the next recovery replays it as a TICK.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void recoveryQuarantinesACommandTheEngineFailsOnDuringTheReplay() throws Exception
     {
         final long r1 = symbols.accounts.id("r1");
-        final java.util.function.Consumer<Command> fault = c ->
+        final Consumer<Command> fault = c ->
         {
             if (c.type == CommandType.DEPOSIT && c.amount == POISON_AMOUNT)
             {
@@ -221,6 +231,23 @@ class PoisonCommandTest
     {
         return new ExchangePipeline.Context().dataDir(dir).clock(now::get).tickIntervalMs(0).snapshotEvery(0)
             .pretouch(false).inlineOutput(inlineOutput).log(log::add);
+    }
+
+    /** {@code gpux journal verify DIR}: its output; it must succeed. */
+    private String journalVerify()
+    {
+        final PrintStream saved = System.out;
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try
+        {
+            System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            assertEquals(0, new CommandLine(new JournalTool()).execute("verify", dir.toString()));
+        }
+        finally
+        {
+            System.setOut(saved);
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 
     private Command command(final String line) throws Exception
