@@ -188,32 +188,61 @@ final class LeaseLifecycle
                     }
                 }
             }
-            for (int i = 0; i < lease.sourceCount; i++)
-            {
-                if (lease.sourceVictim[i] == null)
-                {
-                    engine.matcher.returnToAsk(machine, lease.sourceAsk[i], lease.sourceAskUid[i], lease.sourceGpus[i]);
-                }
-            }
+            returnSources(lease, 0);
         }
         lease.reset(0);
         pool.addLast(lease);
     }
 
-    /** Returns the lease's GPUs to their asks, after the first {@code skip} GPUs (taken by a successor). */
+    /**
+     * Returns the GPUs the lease holds to their asks, after the first {@code skip} GPUs (taken by a
+     * successor): one ask at a time, in the order the lease first took GPUs from it, all of that ask's GPUs
+     * at once and then one match of the ask (rulebook 13.7). A source still waiting for its victim holds
+     * nothing and returns nothing.
+     */
     private void returnSources(final Lease lease, final int skip)
     {
-        int toSkip = skip;
         for (int i = 0; i < lease.sourceCount; i++)
         {
-            int gpus = lease.sourceGpus[i];
-            final int skipped = Math.min(gpus, toSkip);
-            toSkip -= skipped;
-            gpus -= skipped;
-            if (gpus > 0)
+            final long askUid = lease.sourceAskUid[i];
+            if (!askTakenEarlier(lease, i, askUid))
             {
-                engine.matcher.returnToAsk(lease.machine, lease.sourceAsk[i], lease.sourceAskUid[i], gpus);
+                final int gpus = heldFromAsk(lease, askUid, skip);
+                if (gpus > 0)
+                {
+                    engine.matcher.returnToAsk(lease.machine, lease.sourceAsk[i], askUid, gpus);
+                }
             }
         }
+    }
+
+    /** The GPUs the lease holds from one ask, less those among the first {@code skip} GPUs it holds. */
+    private static int heldFromAsk(final Lease lease, final long askUid, final int skip)
+    {
+        int toSkip = skip;
+        int gpus = 0;
+        for (int i = 0; i < lease.sourceCount; i++)
+        {
+            final int held = lease.sourceVictim[i] == null ? lease.sourceGpus[i] : 0;
+            final int skipped = Math.min(held, toSkip);
+            toSkip -= skipped;
+            if (lease.sourceAskUid[i] == askUid)
+            {
+                gpus += held - skipped;
+            }
+        }
+        return gpus;
+    }
+
+    private static boolean askTakenEarlier(final Lease lease, final int source, final long askUid)
+    {
+        for (int i = 0; i < source; i++)
+        {
+            if (lease.sourceAskUid[i] == askUid)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 }

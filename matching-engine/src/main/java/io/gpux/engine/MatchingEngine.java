@@ -14,6 +14,8 @@ import io.gpux.engine.timer.TimerQueue;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongLongConsumer;
 
+import java.util.function.Consumer;
+
 /**
  * The gpux matching engine: a single-threaded, deterministic state machine implementing the market
  * rulebook. Commands in through {@link #apply(Command)}, events out through an {@link EventSink}.
@@ -69,6 +71,7 @@ public final class MatchingEngine
     final ApiKeys apiKeys;
     final Restarts restarts;
     private final Quoter quoter;
+    private Consumer<Command> adminHook;
 
     public MatchingEngine(final EventSink sink)
     {
@@ -92,6 +95,29 @@ public final class MatchingEngine
     public void quote(final Command bid, final Quote result)
     {
         quoter.quote(bid, result);
+    }
+
+    /**
+     * Fault injection for tests of what surrounds the engine (the pipeline's quarantine of a command the
+     * engine fails on): called before each registration, configuration or control command is applied
+     * (never before a trading command), it may throw to make the engine fail on that command. Never set in
+     * the exchange.
+     */
+    public void adminHook(final Consumer<Command> hook)
+    {
+        adminHook = hook;
+    }
+
+    /**
+     * Recovery only: the event numbers up to {@code sequence} are taken (by events of a quarantined command
+     * that reached the event journal), so the next event is numbered after them.
+     */
+    public void skipEventsThrough(final long sequence)
+    {
+        if (sequence > out.sequence())
+        {
+            out.sequence(sequence);
+        }
     }
 
     /** Replaces the event sink (e.g. to suppress output while recovering). */
@@ -143,6 +169,10 @@ public final class MatchingEngine
      */
     private void applyAdmin(final Command cmd)
     {
+        if (adminHook != null)
+        {
+            adminHook.accept(cmd);
+        }
         switch (cmd.type)
         {
             case MARKET -> admin.market(cmd);

@@ -115,7 +115,10 @@ public final class Journal implements AutoCloseable
         return pendingLength;
     }
 
-    /** Drops the current batch unwritten (a batch refused because its journal has no room for it). */
+    /**
+     * Drops the records added since the last document was written, unwritten: a batch refused because
+     * its journal has no room for it, or the output of a command the engine failed on.
+     */
     public void discardBatch()
     {
         pendingLength = 0;

@@ -1,6 +1,7 @@
 package io.gpux.engine.journal;
 
 import io.gpux.engine.event.Event;
+import io.gpux.engine.pipeline.Quarantine;
 import io.gpux.engine.pipeline.Recovery;
 import io.gpux.engine.replay.CommandPrinter;
 import io.gpux.engine.replay.ScenarioPrinter;
@@ -259,19 +260,21 @@ public final class JournalTool implements Runnable
                 Journal events = Journal.openReadOnly(dir.resolve("events")))
             {
                 final long t0 = System.nanoTime();
+                final Quarantine quarantine = Quarantine.load(dir);
                 final Recovery.Result full;
                 try
                 {
-                    full = Recovery.recover(commands, events, null, null, true, m -> out.println("  " + m));
+                    full = Recovery.recover(commands, events, null, null, true, quarantine, m -> out.println("  " + m));
                 }
                 catch (final Recovery.RecoveryException ex)
                 {
                     out.println("FAIL from scratch: " + ex.getMessage());
                     return 1;
                 }
-                out.printf("from scratch: %d commands, %d events match the event journal, %d missing, state hash %016x (%.1f s)%n",
-                    full.commandSequence(), full.checkedEvents(), full.appendedEvents(), full.engine().stateHash(),
-                    (System.nanoTime() - t0) / 1e9);
+                out.printf("from scratch: %d commands%s, %d events match the event journal, %d missing, state hash %016x (%.1f s)%n",
+                    full.commandSequence(), full.quarantinedCommands() == 0 ? "" :
+                        " (" + full.quarantinedCommands() + " quarantined, replayed as TICKs)",
+                    full.checkedEvents(), full.appendedEvents(), full.engine().stateHash(), (System.nanoTime() - t0) / 1e9);
                 final List<Path> snapshots = new SnapshotStore(dir.resolve("snapshots"), 1).list();
                 for (final Path snapshot : snapshots)
                 {
@@ -284,7 +287,7 @@ public final class JournalTool implements Runnable
                     }
                     try
                     {
-                        final Recovery.Result r = Recovery.recover(commands, events, null, snapshot, true, m -> { });
+                        final Recovery.Result r = Recovery.recover(commands, events, null, snapshot, true, quarantine, m -> { });
                         final boolean same = r.engine().stateHash() == full.engine().stateHash() &&
                             r.commandSequence() == full.commandSequence();
                         out.printf("%s %s: +%d commands replayed, state hash %016x%n", same ? "ok  " : "FAIL",

@@ -31,6 +31,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -286,6 +288,7 @@ public final class ExchangePipeline implements AutoCloseable
     private final Journal commandJournal;
     private final Journal eventJournal;
     private final SnapshotStore snapshots;
+    private final Quarantine quarantine;
     /** The core thread's Disruptor; null when polled. */
     private final Disruptor<CommandSlot> input;
     /** The consumer of the input ring when polled; else null. */
@@ -317,13 +320,19 @@ public final class ExchangePipeline implements AutoCloseable
         snapshots = new SnapshotStore(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
         try
         {
-            recovered = Recovery.recover(commandJournal, eventJournal, snapshots, true, ctx.log);
+            quarantine = Quarantine.load(ctx.dataDir);
+            recovered = recoverSkippingPoison();
         }
         catch (final RuntimeException | IOException ex)
         {
             commandJournal.close();
             eventJournal.close();
             throw ex;
+        }
+        if (quarantine.size() > 0)
+        {
+            ctx.log.accept(quarantine.size() + " quarantined command(s) in " + ctx.dataDir.resolve(Quarantine.FILE) +
+                ", replayed as TICKs");
         }
         ctx.log.accept("recovered: command " + recovered.commandSequence() + " (" + recovered.replayedCommands() +
             " replayed after snapshot " + recovered.snapshotSequence() + "), " + recovered.checkedEvents() +
@@ -381,6 +390,25 @@ public final class ExchangePipeline implements AutoCloseable
         if (!ctx.announceRestart)
         {
             goLive();
+        }
+    }
+
+    /**
+     * Recovers; a command the engine fails on during the replay (one the live core did not get to
+     * quarantine) is quarantined by recovery, which then starts over without it.
+     */
+    private Recovery.Result recoverSkippingPoison() throws IOException
+    {
+        while (true)
+        {
+            try
+            {
+                return Recovery.recover(commandJournal, eventJournal, snapshots, null, false, quarantine, ctx.log);
+            }
+            catch (final Quarantine.PoisonCommandException ex)
+            {
+                ctx.log.accept("recovering again without command " + ex.commandSequence());
+            }
         }
     }
 
@@ -610,7 +638,26 @@ public final class ExchangePipeline implements AutoCloseable
         return failure != null;
     }
 
-    /** Stops the ticker, drains both rings, writes a final hash and closes the journals. Idempotent. */
+    /** Why the pipeline stopped, in one line, or null while it runs. */
+    public String failureReason()
+    {
+        final Throwable f = failure;
+        if (f == null)
+        {
+            return null;
+        }
+        return f instanceof Quarantine.PoisonCommandException ? f.getMessage() : f.getClass().getSimpleName() + ": " + f.getMessage();
+    }
+
+    /**
+     * Stops the ticker, drains both rings, writes a final hash and closes the journals. Idempotent.
+     *
+     * <p>The journals' appenders change hands here, and only once their last writer can no longer use
+     * them: the ticker is joined first, so nothing new arrives; a core or output thread applies what is
+     * left, is halted and has run its shutdown before this thread takes its journal over; a polled
+     * pipeline's owner must have stopped polling (and this thread seen its effects) before it calls
+     * close, which then takes the journals over before it applies what is left in the ring.
+     */
     @Override
     public void close()
     {
@@ -620,7 +667,12 @@ public final class ExchangePipeline implements AutoCloseable
         }
         closed = true;
         running = false;
-        ticker.interrupt();
+        stopTicker();
+        if (poller != null)
+        {
+            commandJournal.takeOverWriting();
+            eventJournal.takeOverWriting();
+        }
         if (failure == null && !drain(30_000))
         {
             ctx.log.accept("pipeline did not drain in 30 s: halting");
@@ -628,10 +680,12 @@ public final class ExchangePipeline implements AutoCloseable
         if (input != null)
         {
             input.halt();
+            awaitStopped(core.stopped, "core");
         }
         if (output != null)
         {
             output.halt();
+            awaitStopped(outputHandler.stopped, "output");
         }
         if (failure == null)
         {
@@ -657,6 +711,39 @@ public final class ExchangePipeline implements AutoCloseable
         }
     }
 
+    private void stopTicker()
+    {
+        ticker.interrupt();
+        if (!ticker.isAlive())
+        {
+            return;
+        }
+        try
+        {
+            ticker.join();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits for a halted stage's thread to leave its loop: its writes to the journal happen-before the return. */
+    private void awaitStopped(final CountDownLatch stopped, final String stage)
+    {
+        try
+        {
+            if (!stopped.await(30, TimeUnit.SECONDS))
+            {
+                ctx.log.accept("the " + stage + " thread did not stop in 30 s");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Waits until the core has applied every published command and the output has written every event. */
     private boolean drain(final long timeoutMs)
     {
@@ -666,7 +753,7 @@ public final class ExchangePipeline implements AutoCloseable
             final long published = inputRing.getCursor();
             if (poller != null)
             {
-                // the owner has stopped polling: this thread applies what is left
+                // the owner has stopped polling and this thread has taken the journals over: it applies what is left
                 poll(Integer.MAX_VALUE);
             }
             final long applied = poller != null ? poller.getSequence().get() : input.getSequenceValueFor(core);
@@ -698,6 +785,20 @@ public final class ExchangePipeline implements AutoCloseable
         @Override
         public void handleEventException(final Throwable ex, final long sequence, final T event)
         {
+            if (ex instanceof Quarantine.PoisonCommandException poison)
+            {
+                ctx.log.accept("FATAL: " + poison.getMessage() + ". The command is quarantined and the core has " +
+                    "stopped; restart the exchange: it rebuilds its state from the journal without the command.");
+                failure = ex;
+                running = false;
+                if (core != null && "core".equals(stage))
+                {
+                    // as after any failure of the core: it goes on taking commands only to answer each UNAVAILABLE
+                    core.abandonBatch();
+                    return;
+                }
+                throw poison;
+            }
             failure = ex;
             running = false;
             ctx.log.accept("FATAL: the " + stage + " stage failed at ring sequence " + sequence + ": " + ex);
@@ -743,6 +844,14 @@ public final class ExchangePipeline implements AutoCloseable
             }
         }
 
+        @Override
+        public void onShutdown()
+        {
+            stopped.countDown();
+        }
+
+        /** Counted down when the core thread leaves its loop. */
+        final CountDownLatch stopped = new CountDownLatch(1);
         private final MatchingEngine engine;
         private final EventPublisher[] publishers = ctx.publishers.toArray(new EventPublisher[0]);
         private final CommandCodec commandCodec = new CommandCodec();
@@ -839,7 +948,19 @@ public final class ExchangePipeline implements AutoCloseable
             for (int i = 0; i < batchSize; i++)
             {
                 final CommandSlot slot = batch[i];
-                engine.apply(slot.command);
+                try
+                {
+                    engine.apply(slot.command);
+                }
+                catch (final OutputFailure ex)
+                {
+                    // the event journal failed, not the engine
+                    throw ex;
+                }
+                catch (final RuntimeException | AssertionError ex)
+                {
+                    throw poisoned(slot.command, ex);
+                }
                 if (slot.correlation != 0)
                 {
                     completion(slot.command.sequence, slot.correlation);
@@ -923,6 +1044,33 @@ public final class ExchangePipeline implements AutoCloseable
             outputRing.publish(at);
         }
 
+        /**
+         * The engine failed on a command, half way through it perhaps: its state can no longer be trusted.
+         * The command is quarantined, nothing of the batch's output leaves (inline output: its events are
+         * not written; a restart regenerates those of the commands before it), and the core stops. The
+         * restart rebuilds the state from the journal, replaying the command as a TICK.
+         */
+        private Quarantine.PoisonCommandException poisoned(final Command command, final Throwable ex)
+        {
+            final String reason = Quarantine.describe(command, ex);
+            try
+            {
+                quarantine.add(command.sequence, reason);
+            }
+            catch (final IOException io)
+            {
+                ctx.log.accept("could not record the quarantine of command " + command.sequence + ": " + io +
+                    "; the next start quarantines it when it fails on it again");
+            }
+            if (outputRing == null)
+            {
+                eventJournal.discardBatch();
+                outputCount = 0;
+            }
+            // the batch's commands are answered UNAVAILABLE by abandonBatch(), once the failure is reported
+            return new Quarantine.PoisonCommandException(command.sequence, reason, ex);
+        }
+
         /** A failing query is the query's bug: reported, and the exchange goes on. */
         private void runQuery(final CommandSlot slot)
         {
@@ -963,6 +1111,18 @@ public final class ExchangePipeline implements AutoCloseable
          */
         @Override
         public void onEvent(final Event event)
+        {
+            try
+            {
+                output(event);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new OutputFailure(ex);
+            }
+        }
+
+        private void output(final Event event)
         {
             final int length = eventCodec.encode(event);
             if (outputRing == null)
@@ -1034,6 +1194,15 @@ public final class ExchangePipeline implements AutoCloseable
         }
     }
 
+    /** The event journal or the output ring failed while the engine was emitting an event. */
+    private static final class OutputFailure extends RuntimeException
+    {
+        OutputFailure(final RuntimeException cause)
+        {
+            super("writing an event failed: " + cause, cause);
+        }
+    }
+
     /** An event or a command's completion waiting for its batch's events to be journaled (inline output). */
     private static final class Output
     {
@@ -1067,10 +1236,19 @@ public final class ExchangePipeline implements AutoCloseable
             pending = new EventSlot[ringSize];
         }
 
+        /** Counted down when the output thread leaves its loop. */
+        final CountDownLatch stopped = new CountDownLatch(1);
+
         @Override
         public void onStart()
         {
             journal.takeOverWriting();
+        }
+
+        @Override
+        public void onShutdown()
+        {
+            stopped.countDown();
         }
 
         @Override

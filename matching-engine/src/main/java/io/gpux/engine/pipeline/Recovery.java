@@ -2,6 +2,7 @@ package io.gpux.engine.pipeline;
 
 import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
+import io.gpux.engine.command.CommandType;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.EventSink;
 import io.gpux.engine.journal.CommandCodec;
@@ -26,7 +27,7 @@ public final class Recovery
 {
     /** The state to go live from. */
     public record Result(MatchingEngine engine, long commandSequence, long commandIndex, long snapshotSequence,
-        long replayedCommands, long appendedEvents, long checkedEvents)
+        long replayedCommands, long appendedEvents, long checkedEvents, long quarantinedCommands)
     {
     }
 
@@ -48,20 +49,41 @@ public final class Recovery
         final Journal commands, final Journal events, final SnapshotStore snapshots, final boolean useSnapshots,
         final Consumer<String> log) throws IOException
     {
-        return recover(commands, events, useSnapshots ? snapshots : null, null, false, log);
+        return recover(commands, events, useSnapshots ? snapshots : null, null, false, Quarantine.none(), log);
+    }
+
+    /** As {@link #recover(Journal, Journal, SnapshotStore, Path, boolean, Quarantine, Consumer)} with nothing quarantined. */
+    public static Result recover(
+        final Journal commands, final Journal events, final SnapshotStore snapshots, final Path snapshotFile,
+        final boolean readOnly, final Consumer<String> log) throws IOException
+    {
+        return recover(commands, events, snapshots, snapshotFile, readOnly, Quarantine.none(), log);
     }
 
     /**
      * @param snapshots    where to find the newest snapshot, or null to replay from the start.
      * @param snapshotFile a particular snapshot to start from, or null.
      * @param readOnly     verify only: report torn tails and missing events instead of repairing.
+     * @param quarantine   the commands the engine failed on, replayed as TICKs; when not read-only, a command
+     *                     the engine fails on during the replay is added to it and recovery stops with a
+     *                     {@link Quarantine.PoisonCommandException}, for the caller to recover again.
      */
     public static Result recover(
         final Journal commands, final Journal events, final SnapshotStore snapshots, final Path snapshotFile,
-        final boolean readOnly, final Consumer<String> log) throws IOException
+        final boolean readOnly, final Quarantine quarantine, final Consumer<String> log) throws IOException
+    {
+        return recover(commands, events, snapshots, snapshotFile, readOnly, quarantine, engine -> { }, log);
+    }
+
+    /** As above; {@code engineSetup} sees the new engine before anything is replayed (tests inject faults). */
+    static Result recover(
+        final Journal commands, final Journal events, final SnapshotStore snapshots, final Path snapshotFile,
+        final boolean readOnly, final Quarantine quarantine, final Consumer<MatchingEngine> engineSetup,
+        final Consumer<String> log) throws IOException
     {
         final EventCheck check = new EventCheck(events, readOnly, log);
         final MatchingEngine engine = new MatchingEngine(check);
+        engineSetup.accept(engine);
         long commandSequence = 0;
         long commandIndex = -1;
         long snapshotSequence = 0;
@@ -88,6 +110,7 @@ public final class Recovery
         final CommandCodec codec = new CommandCodec();
         final Command command = new Command();
         long replayed = 0;
+        long quarantined = 0;
         int length;
         while ((length = reader.next(codec.bytes())) >= 0)
         {
@@ -112,14 +135,55 @@ public final class Recovery
                 throw new RecoveryException("command journal out of sequence at index " +
                     Long.toHexString(reader.index()) + ": command " + command.sequence + " after " + commandSequence);
             }
-            engine.apply(command);
+            if (quarantine.contains(command.sequence))
+            {
+                log.accept("quarantined, replayed as a TICK: " + quarantine.reason(command.sequence));
+                final long sequence = command.sequence;
+                command.reset(CommandType.TICK, command.timeMs);
+                command.sequence = sequence;
+                engine.apply(command);
+                engine.skipEventsThrough(check.dropStoredEventsOf(command.sequence));
+                quarantined++;
+            }
+            else
+            {
+                apply(engine, command, readOnly, quarantine, log);
+            }
             commandSequence = command.sequence;
             commandIndex = reader.index();
             replayed++;
         }
         check.finish(commandSequence);
         engine.sink(event -> { });
-        return new Result(engine, commandSequence, commandIndex, snapshotSequence, replayed, check.appended, check.checked);
+        return new Result(engine, commandSequence, commandIndex, snapshotSequence, replayed, check.appended, check.checked,
+            quarantined);
+    }
+
+    /** Applies a journaled command; one the engine fails on is quarantined (or, read-only, reported). */
+    private static void apply(
+        final MatchingEngine engine, final Command command, final boolean readOnly, final Quarantine quarantine,
+        final Consumer<String> log) throws IOException
+    {
+        try
+        {
+            engine.apply(command);
+        }
+        catch (final RecoveryException ex)
+        {
+            // the journals disagree: not the command's doing
+            throw ex;
+        }
+        catch (final RuntimeException | AssertionError ex)
+        {
+            final String reason = Quarantine.describe(command, ex);
+            if (readOnly)
+            {
+                throw new RecoveryException(reason + "; the exchange quarantines it when it next starts");
+            }
+            quarantine.add(command.sequence, reason);
+            log.accept("quarantined on replay: " + reason);
+            throw new Quarantine.PoisonCommandException(command.sequence, reason, ex);
+        }
     }
 
     /** The sequence of the last good record of the event journal, 0 if none. */
@@ -152,6 +216,8 @@ public final class Recovery
         private final EventCodec storedCodec = new EventCodec();
         private final Event scratch = new Event();
         private boolean journalExhausted;
+        /** The length of a stored event read ahead (in {@code stored}) and not yet compared, or -1. */
+        private int heldLength = -1;
         long appended;
         long checked;
 
@@ -204,7 +270,7 @@ public final class Recovery
             final int length = regenerated.encode(event);
             if (!journalExhausted)
             {
-                final int n = reader.next(stored);
+                final int n = nextStored();
                 if (n >= 0)
                 {
                     if (n == length && Arrays.equals(stored, 0, n, regenerated.bytes(), 0, length))
@@ -263,6 +329,40 @@ public final class Recovery
             }
         }
 
+        private int nextStored()
+        {
+            final int n = heldLength >= 0 ? heldLength : reader.next(stored);
+            heldLength = -1;
+            return n;
+        }
+
+        /**
+         * Skips the stored events of a quarantined command that its replay as a TICK did not regenerate:
+         * what the engine emitted before it failed, if any of that reached the event journal.
+         *
+         * @return the number of the last event skipped, or 0 if none was.
+         */
+        long dropStoredEventsOf(final long commandSequence)
+        {
+            long last = 0;
+            if (journalExhausted)
+            {
+                return last;
+            }
+            int n;
+            while ((n = nextStored()) >= 0)
+            {
+                if (storedCodec.decode(copy(n), scratch) != null || scratch.commandSequence != commandSequence)
+                {
+                    heldLength = n;
+                    break;
+                }
+                last = scratch.sequence;
+                log.accept("event " + last + " of quarantined command " + commandSequence + " dropped");
+            }
+            return last;
+        }
+
         private int copy(final int n)
         {
             System.arraycopy(stored, 0, storedCodec.bytes(), 0, n);
@@ -272,7 +372,7 @@ public final class Recovery
         /** @param lastCommand the sequence of the last command the command journal holds. */
         void finish(final long lastCommand)
         {
-            final int n = journalExhausted ? -1 : reader.next(stored);
+            final int n = journalExhausted ? -1 : nextStored();
             if (n >= 0 && storedCodec.decode(copy(n), scratch) != null && reader.atEnd())
             {
                 log.accept("event journal: torn tail record at index " + Long.toHexString(reader.index()) +
