@@ -36,7 +36,7 @@ public record MarketRules(long graceMs, long prepayMs, int feeBps, long heartbea
      */
     public MarketRules restartWindowInWallTime(final long wallMs, final long scale)
     {
-        final long window = scale > MAX_RESTART_WINDOW_MS / wallMs ? MAX_RESTART_WINDOW_MS : Math.min(MAX_RESTART_WINDOW_MS, wallMs * scale);
+        final long window = scale > MAX_RESTART_WINDOW_MS / wallMs ? MAX_RESTART_WINDOW_MS : wallMs * scale;
         return new MarketRules(graceMs, prepayMs, feeBps, heartbeatIntervalMs, heartbeatTimeoutMs, window);
     }
 
