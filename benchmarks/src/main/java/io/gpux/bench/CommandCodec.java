@@ -62,8 +62,8 @@ final class CommandCodec
         if (c.name != null || c.tick != d.tick || c.preemption != d.preemption || c.graceMs != d.graceMs ||
             c.minIncrement != d.minIncrement || c.feeBps != d.feeBps || c.prepayMs != d.prepayMs ||
             c.maxGpusPerOrder != d.maxGpusPerOrder || c.heartbeatIntervalMs != d.heartbeatIntervalMs ||
-            c.heartbeatTimeoutMs != d.heartbeatTimeoutMs || c.roles != d.roles || c.vramGb != d.vramGb ||
-            c.interconnectId != d.interconnectId || c.keyId != d.keyId || c.revoke != d.revoke)
+            c.heartbeatTimeoutMs != d.heartbeatTimeoutMs || c.restartWindowMs != d.restartWindowMs || c.roles != d.roles ||
+            c.vramGb != d.vramGb || c.interconnectId != d.interconnectId || c.keyId != d.keyId || c.revoke != d.revoke)
         {
             throw new IllegalArgumentException("cannot pack a " + c.type + " with registration/config/key fields");
         }

@@ -454,6 +454,10 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
                 {
                     staged.heartbeatTimeoutMs = env.getConfigure().getHeartbeatTimeoutMs();
                 }
+                if (env.getConfigure().hasRestartWindowMs())
+                {
+                    staged.restartWindowMs = env.getConfigure().getRestartWindowMs();
+                }
                 publish(ctx, rid, Session.KIND_COMMAND, 0);
             }
             case CREATE_ACCOUNT -> createAccount(ctx, rid, env.getCreateAccount());

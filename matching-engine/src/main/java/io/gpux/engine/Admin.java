@@ -70,7 +70,8 @@ final class Admin
     {
         final boolean valid =
             (cmd.heartbeatIntervalMs == Command.ABSENT || cmd.heartbeatIntervalMs > 0 && cmd.heartbeatIntervalMs <= MAX_HEARTBEAT_MS) &&
-            (cmd.heartbeatTimeoutMs == Command.ABSENT || cmd.heartbeatTimeoutMs >= 0 && cmd.heartbeatTimeoutMs <= MAX_HEARTBEAT_MS);
+            (cmd.heartbeatTimeoutMs == Command.ABSENT || cmd.heartbeatTimeoutMs >= 0 && cmd.heartbeatTimeoutMs <= MAX_HEARTBEAT_MS) &&
+            (cmd.restartWindowMs == Command.ABSENT || cmd.restartWindowMs >= 0 && cmd.restartWindowMs <= MAX_HEARTBEAT_MS);
         if (!valid)
         {
             engine.out.rejected(cmd, RejectReason.INVALID_PARAMETER);
@@ -80,12 +81,21 @@ final class Admin
         {
             engine.heartbeatIntervalMs = cmd.heartbeatIntervalMs;
         }
-        if (cmd.heartbeatTimeoutMs != Command.ABSENT && cmd.heartbeatTimeoutMs != engine.heartbeatTimeoutMs)
+        final boolean timeoutChanged = cmd.heartbeatTimeoutMs != Command.ABSENT && cmd.heartbeatTimeoutMs != engine.heartbeatTimeoutMs;
+        final boolean windowChanged = cmd.restartWindowMs != Command.ABSENT && cmd.restartWindowMs != engine.restartWindowMs;
+        if (timeoutChanged)
         {
             engine.heartbeatTimeoutMs = cmd.heartbeatTimeoutMs;
+        }
+        if (windowChanged)
+        {
+            engine.restartWindowMs = cmd.restartWindowMs;
+        }
+        if (timeoutChanged || windowChanged)
+        {
             for (final Machine machine : machinesById())
             {
-                if (machine.online)
+                if (machine.online && (timeoutChanged || engine.machineMonitor.inRestartWindow(machine)))
                 {
                     engine.machineMonitor.scheduleTimeout(machine);
                 }

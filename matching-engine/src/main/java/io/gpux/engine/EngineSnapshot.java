@@ -28,10 +28,12 @@ public final class EngineSnapshot
 {
     private static final int MAGIC = 0x47505853; // "GPXS"
     /**
-     * 3: after the keys, the last restart's time and the accounts' open cancel-on-disconnect sessions. 2: API
-     * keys after the timers. Versions 1 (no keys) and 2 are still read.
+     * 4: the restart window at the end. 3: after the keys, the last restart's time and the accounts' open
+     * cancel-on-disconnect sessions. 2: API keys after the timers. Versions 1 (no keys), 2 and 3 are still
+     * read; they restore the default restart window, as replaying their journals from the start would.
      */
-    private static final int VERSION = 3;
+    private static final int VERSION = 4;
+    private static final int VERSION_WITHOUT_RESTART_WINDOW = 3;
     private static final int VERSION_WITHOUT_SESSIONS = 2;
     private static final int VERSION_WITHOUT_KEYS = 1;
 
@@ -214,6 +216,7 @@ public final class EngineSnapshot
                 out.writeInt(a.codSessions);
             }
         }
+        out.writeLong(e.restartWindowMs);
     }
 
     /** Restores state written by {@link #write} into a new engine (which must not have applied anything). */
@@ -224,7 +227,7 @@ public final class EngineSnapshot
             throw new IOException("not a gpux engine snapshot");
         }
         final int version = in.readInt();
-        if (version != VERSION && version != VERSION_WITHOUT_SESSIONS && version != VERSION_WITHOUT_KEYS)
+        if (version < VERSION_WITHOUT_KEYS || version > VERSION)
         {
             throw new IOException("unsupported snapshot version " + version);
         }
@@ -450,7 +453,7 @@ public final class EngineSnapshot
         {
             e.apiKeys.restore(in.readLong(), in.readLong());
         }
-        if (version >= VERSION)
+        if (version >= VERSION_WITHOUT_RESTART_WINDOW)
         {
             e.restartedAtMs = in.readLong();
             final int withSessions = in.readInt();
@@ -458,6 +461,10 @@ public final class EngineSnapshot
             {
                 e.accounts.get(in.readLong()).codSessions = in.readInt();
             }
+        }
+        if (version >= VERSION)
+        {
+            e.restartWindowMs = in.readLong();
         }
     }
 

@@ -66,16 +66,28 @@ final class MachineMonitor
         }
     }
 
-    /** (Re)arms the heartbeat timeout of an online machine from its last heartbeat, or from the last restart if later. */
+    /**
+     * (Re)arms the heartbeat timeout of an online machine: one timeout after its last heartbeat or, while it
+     * has not heartbeated since the last restart, the longer of one timeout and the restart window after the
+     * restart (docs/market-rules.md section 14).
+     */
     void scheduleTimeout(final Machine machine)
     {
         engine.timers.cancel(machine.timeoutTimer);
         machine.timeoutTimer = null;
         if (engine.heartbeatTimeoutMs > 0)
         {
-            machine.timeoutTimer = engine.schedule(
-                Math.max(machine.lastHeartbeat, engine.restartedAtMs) + engine.heartbeatTimeoutMs, Timer.MACHINE_TIMEOUT, machine);
+            final long due = inRestartWindow(machine) ?
+                engine.restartedAtMs + Math.max(engine.heartbeatTimeoutMs, engine.restartWindowMs) :
+                machine.lastHeartbeat + engine.heartbeatTimeoutMs;
+            machine.timeoutTimer = engine.schedule(due, Timer.MACHINE_TIMEOUT, machine);
         }
+    }
+
+    /** Whether the machine has not heartbeated since the last restart (a heartbeat at its very time counts). */
+    boolean inRestartWindow(final Machine machine)
+    {
+        return engine.restartedAtMs != Long.MIN_VALUE && machine.lastHeartbeat < engine.restartedAtMs;
     }
 
     void onTimeout(final Machine machine)

@@ -29,6 +29,8 @@ public final class MatchingEngine
 {
     public static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
     public static final long DEFAULT_HEARTBEAT_TIMEOUT_MS = 15_000;
+    /** How long after a RESTART a machine online at the crash has, at least, to heartbeat again (section 14). */
+    public static final long DEFAULT_RESTART_WINDOW_MS = 60_000;
 
     final IdMap<Market> markets = new IdMap<>();
     final IdMap<Account> accounts = new IdMap<>();
@@ -42,6 +44,7 @@ public final class MatchingEngine
 
     long heartbeatIntervalMs = DEFAULT_HEARTBEAT_INTERVAL_MS;
     long heartbeatTimeoutMs = DEFAULT_HEARTBEAT_TIMEOUT_MS;
+    long restartWindowMs = DEFAULT_RESTART_WINDOW_MS;
     long prioritySeq;
     long nextLeaseId = 1;
     /** Fees collected: the exchange's own account. */

@@ -106,7 +106,17 @@ final class StateWalker
         }
         apiKeys();
         restarts(accounts);
+        restartWindow();
         return h.hash();
+    }
+
+    /** Walked only when set to other than the default, so that other states hash as before the setting existed. */
+    private void restartWindow()
+    {
+        if (engine.restartWindowMs != MatchingEngine.DEFAULT_RESTART_WINDOW_MS)
+        {
+            h.add(-8).add(engine.restartWindowMs);
+        }
     }
 
     /** Walked only when there are keys, so that a state without keys hashes as before KEY existed. */

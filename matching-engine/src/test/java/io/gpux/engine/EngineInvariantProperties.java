@@ -56,6 +56,7 @@ class EngineInvariantProperties
     static final String[] MIN_REL = {null, "0", "0.5", "0.9", "0.95", "0.99", "1"};
     static final long[] MAX_DURATION = {0, 1, 1000, 60_000, 3_600_000, 7_200_000};
     static final long[] TIMEOUTS = {15_000, 60_000, 14_400_000, 0};
+    static final long[] RESTART_WINDOWS = {0, 5_000, 60_000, 3_600_000};
     static final java.util.concurrent.atomic.AtomicBoolean MINIMIZED_ONCE = new java.util.concurrent.atomic.AtomicBoolean();
     static final java.util.concurrent.atomic.AtomicBoolean FIRST_FAILURE_WRITTEN =
         new java.util.concurrent.atomic.AtomicBoolean();
@@ -205,7 +206,8 @@ class EngineInvariantProperties
             Tuple.of(4, Arbitraries.longs().between(1, 60_000)),
             Tuple.of(3, Arbitraries.longs().between(60_000, 3_600_000)),
             Tuple.of(3, Arbitraries.longs().between(3_600_000, 43_200_000))), List.of());
-        final Arbitrary<Act> config = act(Kind.CONFIG, dt(), List.of(ints(0, TIMEOUTS.length - 1)));
+        final Arbitrary<Act> config = act(Kind.CONFIG, dt(), List.of(ints(0, TIMEOUTS.length - 1),
+            ints(-1, RESTART_WINDOWS.length - 1)));
         final Arbitrary<Act> halt = act(Kind.HALT, dt(), List.of(ints(0, 2)));
         final Arbitrary<Act> resume = act(Kind.RESUME, dt(), List.of(ints(0, 2)));
         final Arbitrary<Act> book = act(Kind.BOOK, dt(), List.of(ints(0, 2)));
@@ -335,7 +337,8 @@ class EngineInvariantProperties
                 case HEARTBEAT -> line("HEARTBEAT machine=" + MACHINES[a.p(0)].id());
                 case TOGGLE -> alive[a.p(0)] = !alive[a.p(0)];
                 case TICK -> line("TICK");
-                case CONFIG -> line(preemptionHeavy ? "TICK" : "CONFIG heartbeatTimeoutMs=" + TIMEOUTS[a.p(0)]);
+                case CONFIG -> line(preemptionHeavy ? "TICK" : "CONFIG heartbeatTimeoutMs=" + TIMEOUTS[a.p(0)] +
+                    (a.p(1) < 0 ? "" : " restartWindowMs=" + RESTART_WINDOWS[a.p(1)]));
                 case HALT -> line("HALT market=" + MARKETS[a.p(0)]);
                 case RESUME -> line("RESUME market=" + MARKETS[a.p(0)]);
                 case BOOK -> line("BOOK market=" + MARKETS[a.p(0)]);

@@ -927,11 +927,17 @@ public final class InvariantChecker
             // heartbeat timeout
             if (m.online && engine.heartbeatTimeoutMs > 0)
             {
-                require(Math.max(m.lastHeartbeat, engine.restartedAtMs) + engine.heartbeatTimeoutMs > now, m.name +
-                    ": online at " + now + " but its last heartbeat was " + m.lastHeartbeat + " (timeout " +
-                    engine.heartbeatTimeoutMs + ", last restart " + engine.restartedAtMs + ")");
+                // silent since the last restart: the longer of one timeout and the restart window from it
+                final long deadline = m.lastHeartbeat < engine.restartedAtMs ?
+                    engine.restartedAtMs + Math.max(engine.heartbeatTimeoutMs, engine.restartWindowMs) :
+                    m.lastHeartbeat + engine.heartbeatTimeoutMs;
+                require(deadline > now, m.name + ": online at " + now + " but its last heartbeat was " + m.lastHeartbeat +
+                    " (timeout " + engine.heartbeatTimeoutMs + ", last restart " + engine.restartedAtMs + ", restart window " +
+                    engine.restartWindowMs + ")");
                 require(m.timeoutTimer != null && m.timeoutTimer.scheduled() && m.timeoutTimer.target == m &&
                     m.timeoutTimer.kind == Timer.MACHINE_TIMEOUT, m.name + ": online without a timeout timer");
+                require(m.timeoutTimer.dueMs == deadline, m.name + ": timeout timer due at " + m.timeoutTimer.dueMs +
+                    ", its heartbeats and the last restart give " + deadline);
             }
             else
             {

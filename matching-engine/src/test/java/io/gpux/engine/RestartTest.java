@@ -38,7 +38,7 @@ class RestartTest
         {
             files = list.filter(p -> p.toString().endsWith(".scn")).sorted().toList();
         }
-        assertEquals(5, files.size(), "restart scenarios");
+        assertEquals(7, files.size(), "restart scenarios");
         return files.stream().map(scn -> DynamicTest.dynamicTest(scn.getFileName().toString(),
             () -> assertNull(ScenarioMinimizer.failureOf(Files.readAllLines(scn)))));
     }

@@ -56,6 +56,11 @@ public final class DemoRun
     public static final double DEFAULT_FAILURE_ACCEL = 20;
     public static final double DEFAULT_RECLAIMS_PER_DAY = 0.3;
     public static final long DEFAULT_SCALE = 1440;
+    /**
+     * After a restart of the exchange, the wall time a machine online at the crash has to heartbeat again, at
+     * least: every client must reconnect, log in and resume within it, on a machine busy replaying their events.
+     */
+    public static final long RESTART_WINDOW_WALL_MS = 60_000;
 
     /**
      * @param seed            the run's seed.
@@ -109,7 +114,7 @@ public final class DemoRun
     private RunOutcome run() throws Exception
     {
         final long wall0 = System.currentTimeMillis();
-        final MarketRules rules = MarketRules.DEFAULT;
+        final MarketRules rules = MarketRules.DEFAULT.restartWindowInWallTime(RESTART_WINDOW_WALL_MS, o.scale());
         final double marketHours = o.durationSeconds() * o.scale() / 3600.0;
         final Population population = Population.build(o.seed(), o.agents(), rules, SimRun.MARKET_EPOCH_MS, marketHours,
             o.failureAccel(), o.reclaimsPerDay(), o.load());
@@ -301,10 +306,13 @@ public final class DemoRun
             {
                 extra.add(Report.line("exchange kill", String.format(Locale.ROOT, "SIGKILL at %.1f s (market %s); restarted on the same "
                         + "journals and clock anchor in %.1f s; %d/%d clients reconnected and resumed in %.1f s; %d answers "
-                        + "settled from replayed events; %d leases ended by machine heartbeat timeouts across the outage",
+                        + "settled from replayed events; machines online at the crash had %s of market time (%.0f s of wall "
+                        + "time; heartbeat timeout %s) to heartbeat again; %d leases in the run ended MACHINE_OFFLINE on "
+                        + "machines that had not failed",
                     (kill.killWallMs - runStartWall) / 1000.0, java.time.Instant.ofEpochMilli(kill.killMarketMs),
                     kill.restartMillis / 1000.0, kill.reconnected, everyone.size(), kill.reconnectMillis / 1000.0, settled,
-                    analysis.offlineHeartbeatLapse)));
+                    Report.duration(rules.restartWindowMs()), rules.restartWindowMs() / (double)o.scale() / 1000.0,
+                    Report.duration(rules.heartbeatTimeoutMs()), analysis.offlineHeartbeatLapse)));
             }
             extra.add(Report.line("events", String.format(Locale.ROOT, "%,d account events on %d accounts, %s; every client's last "
                     + "seq equals the exchange's: %s", analysis.events, analysis.accounts,

@@ -186,5 +186,6 @@ public final class SimRun
         run.put("feeBps", r.feeBps());
         run.put("heartbeatIntervalMs", r.heartbeatIntervalMs());
         run.put("heartbeatTimeoutMs", r.heartbeatTimeoutMs());
+        run.put("restartWindowMs", r.restartWindowMs());
     }
 }

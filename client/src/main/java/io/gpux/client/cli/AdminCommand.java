@@ -348,7 +348,8 @@ public final class AdminCommand extends CommandGroup
     }
 
     @Command(name = "config", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Changes exchange settings: the heartbeat interval advised to owner agents, the machine heartbeat timeout.")
+        description = "Changes exchange settings: the heartbeat interval advised to owner agents, the machine heartbeat timeout, " +
+            "the window machines have to heartbeat again after an exchange restart.")
     static final class ConfigCommand extends ClientCommand
     {
         @Option(names = "--heartbeat-interval", paramLabel = "DURATION", converter = Converters.DurationMs.class,
@@ -359,12 +360,17 @@ public final class AdminCommand extends CommandGroup
             description = "a machine without a heartbeat for this long goes offline; 0 disables (default 15s)")
         Long heartbeatTimeoutMs;
 
+        @Option(names = "--restart-window", paramLabel = "DURATION", converter = Converters.DurationOrZeroMs.class,
+            description = "after an exchange restart, a machine online before it has at least this long to heartbeat " +
+                "again (at least one heartbeat timeout; default 60s)")
+        Long restartWindowMs;
+
         @Override
         int execute() throws Exception
         {
-            if (heartbeatIntervalMs == null && heartbeatTimeoutMs == null)
+            if (heartbeatIntervalMs == null && heartbeatTimeoutMs == null && restartWindowMs == null)
             {
-                throw CliException.usage("give --heartbeat-interval and/or --heartbeat-timeout");
+                throw CliException.usage("give --heartbeat-interval, --heartbeat-timeout and/or --restart-window");
             }
             final Configure.Builder c = Configure.newBuilder();
             final Json fields = new Json();
@@ -377,6 +383,11 @@ public final class AdminCommand extends CommandGroup
             {
                 c.setHeartbeatTimeoutMs(heartbeatTimeoutMs);
                 fields.put("heartbeat_timeout_ms", heartbeatTimeoutMs);
+            }
+            if (restartWindowMs != null)
+            {
+                c.setRestartWindowMs(restartWindowMs);
+                fields.put("restart_window_ms", restartWindowMs);
             }
             try (GpuxClient client = connect(null))
             {

@@ -146,6 +146,19 @@ class GpuxCliTest
     }
 
     @Test
+    void adminConfigSetsTheRestartWindow()
+    {
+        final Run run = ok(cli("admin", "config", "--restart-window", "2m", "--key-file", adminKey));
+        assertTrue(run.out().startsWith("OK admin config restart_window_ms=120000"), run.toString());
+        // the engine checks the range: a refusal proves the setting reached it
+        final Run refused = cli("admin", "config", "--restart-window", "31d", "--key-file", adminKey);
+        assertEquals(1, refused.status(), refused.toString());
+        assertTrue(refused.out().startsWith("REJECTED admin config reason=INVALID_PARAMETER"), refused.toString());
+        usageError("give --heartbeat-interval, --heartbeat-timeout and/or --restart-window", "admin", "config",
+            "--key-file", adminKey);
+    }
+
+    @Test
     void tradesThroughTheCommands() throws Exception
     {
         final String owner = account("olga", "OWNER", null);

@@ -50,6 +50,7 @@ public final class Command
     /** CONFIG parameters. */
     public long heartbeatIntervalMs = ABSENT;
     public long heartbeatTimeoutMs = ABSENT;
+    public long restartWindowMs = ABSENT;
 
     public int roles;
     public long amount = ABSENT;
@@ -96,6 +97,7 @@ public final class Command
         maxGpusPerOrder = ABSENT;
         heartbeatIntervalMs = ABSENT;
         heartbeatTimeoutMs = ABSENT;
+        restartWindowMs = ABSENT;
         roles = 0;
         amount = ABSENT;
         depth = ABSENT;
@@ -137,6 +139,7 @@ public final class Command
         maxGpusPerOrder = o.maxGpusPerOrder;
         heartbeatIntervalMs = o.heartbeatIntervalMs;
         heartbeatTimeoutMs = o.heartbeatTimeoutMs;
+        restartWindowMs = o.restartWindowMs;
         roles = o.roles;
         amount = o.amount;
         depth = o.depth;

@@ -15,9 +15,10 @@ public final class CommandCodec
 {
     /**
      * Mask bits in use. A new field takes the next bit: records without it decode as before, so the
-     * record version stays (bits 30 and 31, KEY's key id and revoke flag, and bit 32, COD_SESSION's closed flag, came so).
+     * record version stays (bits 30 and 31, KEY's key id and revoke flag, bit 32, COD_SESSION's closed flag,
+     * and bit 33, CONFIG's restart window, came so).
      */
-    private static final int FIELD_COUNT = 33;
+    private static final int FIELD_COUNT = 34;
 
     private final byte[] bytes = new byte[MAX_RECORD_LENGTH];
     private final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
@@ -87,6 +88,7 @@ public final class CommandCodec
         mask |= put(30, c.keyId, 0);
         mask |= put(31, c.revoke ? 1 : 0, 0);
         mask |= put(32, c.sessionClosed ? 1 : 0, 0);
+        mask |= put(33, c.restartWindowMs, Command.ABSENT);
         buffer.putLong(MASK_OFFSET, mask);
         length = fields.position;
         buffer.putInt(CRC_OFFSET, fields.crc(bytes, length));
@@ -172,6 +174,7 @@ public final class CommandCodec
                     case 30 -> c.keyId = v;
                     case 31 -> c.revoke = v != 0;
                     case 32 -> c.sessionClosed = v != 0;
+                    case 33 -> c.restartWindowMs = v;
                     default -> throw new IllegalArgumentException("unknown field " + bit);
                 }
             }

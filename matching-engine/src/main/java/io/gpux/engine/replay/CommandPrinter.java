@@ -59,6 +59,7 @@ public final class CommandPrinter
             {
                 num(sb, "heartbeatIntervalMs", c.heartbeatIntervalMs);
                 num(sb, "heartbeatTimeoutMs", c.heartbeatTimeoutMs);
+                num(sb, "restartWindowMs", c.restartWindowMs);
             }
             case ACCOUNT ->
             {

@@ -51,7 +51,7 @@ public final class ScenarioParser
     {
         keys(CommandType.MARKET, new String[]{"id"},
             "tick", "preemption", "graceMs", "minIncrement", "feeBps", "prepayMs", "maxGpusPerOrder");
-        keys(CommandType.CONFIG, new String[]{}, "heartbeatIntervalMs", "heartbeatTimeoutMs");
+        keys(CommandType.CONFIG, new String[]{}, "heartbeatIntervalMs", "heartbeatTimeoutMs", "restartWindowMs");
         keys(CommandType.ACCOUNT, new String[]{"id", "roles"});
         keys(CommandType.DEPOSIT, new String[]{"account", "amount"});
         keys(CommandType.MACHINE, new String[]{"id", "owner", "market", "gpus"}, "region", "vramGb", "interconnect");
@@ -246,6 +246,7 @@ public final class ScenarioParser
             case "maxDurationMs" -> cmd.maxDurationMs = integer(key, v);
             case "heartbeatIntervalMs" -> cmd.heartbeatIntervalMs = integer(key, v);
             case "heartbeatTimeoutMs" -> cmd.heartbeatTimeoutMs = integer(key, v);
+            case "restartWindowMs" -> cmd.restartWindowMs = integer(key, v);
             case "vramGb" -> cmd.vramGb = integer(key, v);
             case "depth" -> cmd.depth = integer(key, v);
             case "key" -> cmd.keyId = integer(key, v);

@@ -94,6 +94,7 @@ public final class SimulatedExchange
         final Command config = new Command().reset(CommandType.CONFIG, now);
         config.heartbeatIntervalMs = rules.heartbeatIntervalMs();
         config.heartbeatTimeoutMs = rules.heartbeatTimeoutMs();
+        config.restartWindowMs = rules.restartWindowMs();
         adminCommand(config);
     }
 

@@ -212,7 +212,7 @@ public final class Report
         return String.format(Locale.ROOT, "%,d", v);
     }
 
-    private static String duration(final long ms)
+    public static String duration(final long ms)
     {
         if (ms < 0)
         {
