@@ -82,7 +82,10 @@ class LiveFuzzTest
         {
             codes.put(c, new AtomicInteger());
         }
-        ex = TestExchange.start(c -> c.loginTimeoutMs(1000).heartbeatIntervalMs(500));
+        // hostile connections fail logins by the thousand from this one address: the login throttle
+        // (LoginFloodTest's subject) is opened wide, so that the good connections among them get in
+        ex = TestExchange.start(c -> c.loginTimeoutMs(1000).heartbeatIntervalMs(500)
+            .loginFailureBurst(1_000_000).loginFailuresPerSecond(1_000_000));
         try
         {
             try (RawConnection admin = ex.login(ex.admin))
