@@ -5,7 +5,12 @@ import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.ReferenceCountUtil;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,19 +27,57 @@ public final class Frames
      */
     public static final long CLOSE_GRACE_MS = 5_000;
 
+    /** The handler that drops what a connection receives after its last frame. */
+    static final String DISCARD = "discardAfterLastFrame";
+
     private Frames()
     {
     }
 
-    /** Writes a connection's last frame; closes the connection once it is out, or after {@link #CLOSE_GRACE_MS}. */
+    /**
+     * Writes a connection's last frame, then ends the connection without losing it: once it is out, the
+     * server's side is shut (the peer reads the frame, then the end of the stream), whatever the peer
+     * still sends is read and dropped, and the connection closes when the peer closes its side, or
+     * after {@link #CLOSE_GRACE_MS} at the latest. Closing at once, with the peer's requests still
+     * unread, would make the kernel answer them with a reset, which can destroy the last frame in the
+     * peer's receive buffer before it is read.
+     */
     public static void writeLastAndClose(final Channel channel, final Object lastFrame)
     {
-        channel.writeAndFlush(lastFrame).addListener(ChannelFutureListener.CLOSE);
+        channel.writeAndFlush(lastFrame).addListener((ChannelFutureListener)f -> lingeringClose(f.channel(), f.isSuccess()));
         final ScheduledFuture<?> deadline = channel.eventLoop().schedule(() ->
         {
             channel.close();
         }, CLOSE_GRACE_MS, TimeUnit.MILLISECONDS);
         channel.closeFuture().addListener(f -> deadline.cancel(false));
+    }
+
+    private static void lingeringClose(final Channel channel, final boolean written)
+    {
+        if (!written || !channel.isActive() || !(channel instanceof DuplexChannel duplex))
+        {
+            channel.close();
+            return;
+        }
+        if (channel.pipeline().get(DISCARD) == null)
+        {
+            channel.pipeline().addFirst(DISCARD, DiscardInbound.INSTANCE);
+        }
+        channel.config().setAutoRead(true);
+        duplex.shutdownOutput();
+    }
+
+    /** Drops everything a connection receives once its last frame is out (the peer's end closes it). */
+    @ChannelHandler.Sharable
+    private static final class DiscardInbound extends ChannelInboundHandlerAdapter
+    {
+        static final DiscardInbound INSTANCE = new DiscardInbound();
+
+        @Override
+        public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+        {
+            ReferenceCountUtil.release(msg);
+        }
     }
 
     /**
