@@ -149,6 +149,10 @@ public final class OwnerAgent implements AutoCloseable
         this.timeout = ctx.requestTimeout();
         this.clock = ctx.nanoClock();
         client.addListener(events);
+        if (ctx.workloads() != null)
+        {
+            client.addListener(ctx.workloads());
+        }
     }
 
     // ------------------------------------------------------------------------------------------
@@ -216,6 +220,11 @@ public final class OwnerAgent implements AutoCloseable
         }
         terminated.countDown();
         client.removeListener(events);
+        if (ctx.workloads() != null)
+        {
+            client.removeListener(ctx.workloads());
+            ctx.workloads().close();
+        }
         if (subscribed)
         {
             try
@@ -581,6 +590,10 @@ public final class OwnerAgent implements AutoCloseable
     /** Takes the machine's leases from a portfolio (the lease events keep them between two); their count. */
     private int refreshMachineLeases(final Portfolio p)
     {
+        if (ctx.workloads() != null)
+        {
+            ctx.workloads().onPortfolio(machineId, gpus, p);
+        }
         final Set<Long> ids = new HashSet<>();
         for (final LeaseInfo lease : p.getLeasesList())
         {
