@@ -33,6 +33,7 @@ import io.gpux.proto.v1.Unsubscribe;
 import io.gpux.proto.v1.WorkloadLog;
 import io.gpux.proto.v1.WorkloadLogRequest;
 import io.gpux.proto.v1.WorkloadStatus;
+import io.gpux.proto.v1.WorkloadStatusRequest;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -606,6 +607,19 @@ public final class GpuxClient implements OrderSender, AutoCloseable
     {
         return request(Envelope.newBuilder().setWorkloadLogRequest(WorkloadLogRequest.newBuilder().setLeaseId(leaseId)
             .setLines(lines)), WorkloadLog.class, timeout);
+    }
+
+    /**
+     * The latest status of the workload on a live lease this account rents.
+     *
+     * @throws RequestFailedException with the exchange's reason when it refused (the lease is not
+     *                                live or not this account's, or has no workload).
+     */
+    public WorkloadStatus workloadStatus(final long leaseId, final Duration timeout)
+        throws IOException, InterruptedException, TimeoutException
+    {
+        return request(Envelope.newBuilder().setWorkloadStatusRequest(WorkloadStatusRequest.newBuilder().setLeaseId(leaseId)),
+            WorkloadStatus.class, timeout);
     }
 
     /** Reports the state of the workload on a lease of this account's machine (agents); answered with a Response. */

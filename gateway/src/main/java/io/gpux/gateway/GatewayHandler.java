@@ -413,6 +413,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             case WORKLOAD_STATUS -> exchange.workloads.status(session, rid, env.getWorkloadStatus());
             case WORKLOAD_LOG_REQUEST -> exchange.workloads.logRequest(session, rid, env.getWorkloadLogRequest());
             case WORKLOAD_LOG -> exchange.workloads.log(session, rid, env.getWorkloadLog());
+            case WORKLOAD_STATUS_REQUEST -> exchange.workloads.statusRequest(session, rid, env.getWorkloadStatusRequest());
             case MARKETS_REQUEST -> query(ctx, rid, exchange.queries.markets(session, rid));
             case SUBSCRIBE ->
             {

@@ -6,6 +6,7 @@ import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.WorkloadLogRequest;
 import io.gpux.proto.v1.WorkloadState;
+import io.gpux.proto.v1.WorkloadStatusRequest;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -47,7 +48,7 @@ class WorkloadAuthorizationProperties
 
     enum Request
     {
-        LAUNCH, LOG, STATUS
+        LAUNCH, LOG, STATUS, STATUS_REQUEST
     }
 
     record Case(Actor actor, Request request, boolean beforeLaunch)
@@ -95,7 +96,7 @@ class WorkloadAuthorizationProperties
             .filter(c -> !(c.actor() == Actor.OWNER_AS_RENTER && c.request() == Request.STATUS));
     }
 
-    @Property(tries = 40)
+    @Property(tries = 50)
     void nobodyTouchesOrSeesAnotherRentersWorkload(@ForAll("cases") final Case c) throws Exception
     {
         Statistics.collect(c.actor(), c.request());
@@ -121,6 +122,8 @@ class WorkloadAuthorizationProperties
             case LAUNCH -> WorkloadRelayTest.launch(l.leaseId(), WorkloadRelayTest.spec());
             case LOG -> Envelope.newBuilder().setWorkloadLogRequest(WorkloadLogRequest.newBuilder().setLeaseId(l.leaseId()));
             case STATUS -> WorkloadRelayTest.status(l.leaseId(), WorkloadState.WORKLOAD_FAILED);
+            case STATUS_REQUEST -> Envelope.newBuilder().setWorkloadStatusRequest(
+                WorkloadStatusRequest.newBuilder().setLeaseId(l.leaseId()));
         };
         final io.gpux.proto.v1.Response r = TestExchange.response(actor, request);
         assertEquals(Reason.NOT_AUTHORIZED, r.getReason(), () -> c + " answered " + r);

@@ -22,6 +22,7 @@ import io.gpux.proto.v1.WorkloadRuntime;
 import io.gpux.proto.v1.WorkloadSpec;
 import io.gpux.proto.v1.WorkloadState;
 import io.gpux.proto.v1.WorkloadStatus;
+import io.gpux.proto.v1.WorkloadStatusRequest;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -162,6 +163,9 @@ class WorkloadRelayTest
         assertEquals(WorkloadState.WORKLOAD_RUNNING, running.getState());
         assertEquals(32768, running.getEndpoints(0).getHostPort());
         assertTrue(running.getTimeMs() > 0, "stamped by the exchange");
+        final Envelope asked1 = l.renter().responseTo(l.renter().request(Envelope.newBuilder().setWorkloadStatusRequest(
+            WorkloadStatusRequest.newBuilder().setLeaseId(l.leaseId()))));
+        assertEquals(running, asked1.getWorkloadStatus(), asked1::toString);
 
         final long asked = l.renter().request(Envelope.newBuilder().setWorkloadLogRequest(
             WorkloadLogRequest.newBuilder().setLeaseId(l.leaseId()).setLines(2)));
@@ -196,6 +200,8 @@ class WorkloadRelayTest
             Envelope.newBuilder().setWorkloadLogRequest(WorkloadLogRequest.newBuilder().setLeaseId(l.leaseId())));
         assertRefused(l.owner(), Reason.UNKNOWN_LEASE, "no workload was launched on lease " + l.leaseId(),
             status(l.leaseId(), WorkloadState.WORKLOAD_RUNNING));
+        assertRefused(l.renter(), Reason.UNKNOWN_LEASE, "no workload was launched on lease " + l.leaseId(),
+            Envelope.newBuilder().setWorkloadStatusRequest(WorkloadStatusRequest.newBuilder().setLeaseId(l.leaseId())));
 
         TestExchange.ok(l.renter(), launch(l.leaseId(), spec()));
         assertRefused(l.renter(), Reason.DUPLICATE_ID, "lease " + l.leaseId() + " already has a workload",

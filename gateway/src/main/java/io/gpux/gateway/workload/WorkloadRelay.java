@@ -20,6 +20,7 @@ import io.gpux.proto.v1.WorkloadLogRequest;
 import io.gpux.proto.v1.WorkloadSpec;
 import io.gpux.proto.v1.WorkloadState;
 import io.gpux.proto.v1.WorkloadStatus;
+import io.gpux.proto.v1.WorkloadStatusRequest;
 
 import org.agrona.concurrent.EpochClock;
 
@@ -259,6 +260,36 @@ public final class WorkloadRelay implements AutoCloseable
         });
     }
 
+    /** The renter asks for the latest status of its workload. */
+    public void statusRequest(final Session s, final long rid, final WorkloadStatusRequest request)
+    {
+        final long leaseId = request.getLeaseId();
+        withLease(s, rid, leaseId, p ->
+        {
+            final Launched entry = renterLaunch(s, rid, p);
+            if (entry != null)
+            {
+                egress.put(new Egress.Direct(s.id, statusEnvelope(entry.status()).toBuilder().setRequestId(rid).build()));
+            }
+        });
+    }
+
+    /** The lease's launch when the session's account rents it and it has one; else answers why not and returns null. */
+    private Launched renterLaunch(final Session s, final long rid, final LeaseParties p)
+    {
+        if (p.renterId() != s.accountId)
+        {
+            answer(s, rid, Reason.NOT_AUTHORIZED, "lease " + p.leaseId() + " is not rented by this account");
+            return null;
+        }
+        final Launched entry = launched.get(p.leaseId());
+        if (entry == null)
+        {
+            answer(s, rid, Reason.UNKNOWN_LEASE, "no workload was launched on lease " + p.leaseId());
+        }
+        return entry;
+    }
+
     /** The renter asks for the last lines of its workload's log: relayed to the owner's agent. */
     public void logRequest(final Session s, final long rid, final WorkloadLogRequest request)
     {
@@ -271,14 +302,8 @@ public final class WorkloadRelay implements AutoCloseable
         final int lines = request.getLines() == 0 ? DEFAULT_LOG_LINES : request.getLines();
         withLease(s, rid, leaseId, p ->
         {
-            if (p.renterId() != s.accountId)
+            if (renterLaunch(s, rid, p) == null)
             {
-                answer(s, rid, Reason.NOT_AUTHORIZED, "lease " + leaseId + " is not rented by this account");
-                return;
-            }
-            if (!launched.containsKey(leaseId))
-            {
-                answer(s, rid, Reason.UNKNOWN_LEASE, "no workload was launched on lease " + leaseId);
                 return;
             }
             if (sessionsOfAccount.applyAsInt(p.ownerId()) == 0)
