@@ -9,6 +9,7 @@ import io.gpux.proto.v1.BookSnapshot;
 import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.Fill;
 import io.gpux.proto.v1.LeaseEnded;
 import io.gpux.proto.v1.LeaseInfo;
 import io.gpux.proto.v1.LeaseStarted;
@@ -467,6 +468,11 @@ public final class OwnerAgent implements AutoCloseable
             if (!reclaimed)
             {
                 work += keepAsk();
+            }
+            else if (ctx.workloads() != null)
+            {
+                // no ask to keep, but the reclaimed leases' workloads are owed their notices
+                refreshMachineLeases(client.portfolio(timeout()));
             }
         }
         catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
@@ -928,6 +934,16 @@ public final class OwnerAgent implements AutoCloseable
             {
                 machineLeases.add(started.getLeaseId());
                 listener.onLeaseStarted(started.getLeaseId(), started.getGpus(), started.getPrice());
+            }
+        }
+
+        @Override
+        public void onFill(final AccountEvent event, final Fill fill)
+        {
+            if (fill.getPreemptsLeaseId() != 0 && machineLeases.contains(fill.getPreemptsLeaseId()) && ctx.workloads() != null)
+            {
+                // a lease of the machine is preempted: read its notice now, for its workload
+                wakeups.release();
             }
         }
 

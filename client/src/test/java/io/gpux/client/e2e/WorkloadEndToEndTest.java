@@ -54,6 +54,9 @@ class WorkloadEndToEndTest
 {
     private static final Duration INTERVAL = Duration.ofMillis(200);
     private static final String MARKET = "WL-1";
+    /** A job that runs until SIGTERM, then prints the notice file and exits 0. */
+    private static final String TRAP_TERM =
+        "trap 'echo got-term; cat \"$GPUX_NOTICE_FILE\"; exit 0' TERM; echo started; while true; do sleep 0.1; done";
 
     @TempDir
     Path dir;
@@ -123,8 +126,7 @@ class WorkloadEndToEndTest
         ok(renter, Envelope.newBuilder().setRelease(Release.newBuilder().setLeaseId(first)));
         final long second = lease(2);
         assertEquals(Reason.REASON_OK, renter.launch(second, WorkloadSpecs.toProto(WorkloadSpec.process(
-            "trap 'echo got-term; cat \"$GPUX_NOTICE_FILE\"; exit 0' TERM; echo started; while true; do sleep 0.1; done",
-            Map.of()), "job", 1), TIMEOUT).getReason());
+            TRAP_TERM, Map.of()), "job", 1), TIMEOUT).getReason());
         E2e.await("the second job runs", TIMEOUT, () -> state(second, WorkloadState.WORKLOAD_RUNNING) != null, statuses::toString);
 
         // a higher bid takes the GPU: the lease gets a notice, its workload the notice file and SIGTERM
@@ -144,6 +146,28 @@ class WorkloadEndToEndTest
         final AccountEvent ended = renterEvents.await("the lease's end", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED
             && e.getLeaseEnded().getLeaseId() == second);
         assertEquals(notice.getPreemptNotice().getEffectiveMs(), ended.getTimeMs());
+    }
+
+    @Test
+    void anOwnerReclaimGivesTheRunningWorkloadItsNotice() throws Exception
+    {
+        final Path stateDir = dir.resolve("agent-state");
+        final OwnerAgent agent = agent(new WorkloadSupervisorContext().stateDir(stateDir)
+            .runtime(new ProcessRuntime(null, agentLog::add)));
+        agent.start();
+        E2e.await("the ask is posted", () -> agent.askOrderId() != 0);
+        final long lease = lease(1);
+        assertEquals(Reason.REASON_OK, renter.launch(lease, WorkloadSpecs.toProto(WorkloadSpec.process(TRAP_TERM, Map.of()),
+            null, 1), TIMEOUT).getReason());
+        E2e.await("the job runs", TIMEOUT, () -> state(lease, WorkloadState.WORKLOAD_RUNNING) != null, statuses::toString);
+
+        agent.reclaim();
+        final AccountEvent notice = renterEvents.await("the notice", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.PREEMPT_NOTICE);
+        E2e.await("the workload ends on SIGTERM", TIMEOUT, () -> state(lease, WorkloadState.WORKLOAD_EXITED) != null,
+            statuses::toString);
+        final String written = Files.readString(stateDir.resolve("leases").resolve(Long.toString(lease)).resolve("workload.log"));
+        assertTrue(written.contains("got-term") && written.contains("\"effectiveAtMs\":" + notice.getPreemptNotice().getEffectiveMs()),
+            written);
     }
 
     @Test
