@@ -563,7 +563,7 @@ public final class Exchange implements AutoCloseable
                 sessions::sessions, ctx.clock, ctx.workloadLogTimeoutMs, log);
             workloads = startingWorkloads;
             bootstrapKey = recoverAndBootstrap(core, config);
-            workloads.forgetEnded();
+            workloads.onRecovered();
         }
         catch (final IOException | RuntimeException | InterruptedException ex)
         {

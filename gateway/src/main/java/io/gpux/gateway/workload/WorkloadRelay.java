@@ -60,6 +60,8 @@ public final class WorkloadRelay implements AutoCloseable
     public static final int MAX_LOG_LINES = 10_000;
     /** Log requests waiting for their agent's answer, across the exchange. */
     static final int MAX_LOG_RELAYS = 1024;
+    /** How often the launches of leases that have ended are dropped from memory. */
+    static final long FORGET_ENDED_EVERY_MS = 60_000;
     /** Relayed log requests carry request ids from here, apart from any a client picks for its own. */
     private static final long RELAY_ID_BASE = 1L << 62;
 
@@ -126,8 +128,17 @@ public final class WorkloadRelay implements AutoCloseable
         this.thread = executor;
     }
 
-    /** Forgets the launches of leases that no longer run (call once the engine has recovered). */
-    public void forgetEnded()
+    /**
+     * Call once the engine has recovered: forgets the launches of leases that no longer run, now and
+     * every minute (they are kept in the journal only).
+     */
+    public void onRecovered()
+    {
+        forgetEnded();
+        thread.scheduleWithFixedDelay(this::forgetEnded, FORGET_ENDED_EVERY_MS, FORGET_ENDED_EVERY_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private void forgetEnded()
     {
         queries.test(engine ->
         {
@@ -416,6 +427,7 @@ public final class WorkloadRelay implements AutoCloseable
             {
                 if (!p.live())
                 {
+                    launched.remove(leaseId);
                     answer(s, rid, Reason.UNKNOWN_LEASE, "lease " + leaseId + " is not live");
                     return;
                 }
