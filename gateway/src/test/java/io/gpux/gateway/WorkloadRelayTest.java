@@ -177,6 +177,11 @@ class WorkloadRelayTest
         final Envelope log = l.renter().responseTo(asked);
         assertEquals(List.of("step 1", "step 2"), log.getWorkloadLog().getLinesList(), log::toString);
 
+        // a reconnecting agent learns its launch again, a reconnecting renter its status
+        final WorkloadLaunch relearned = nextLaunch(login(l.ownerKey()));
+        assertEquals(launched, relearned);
+        assertEquals(running, nextStatus(login(l.renterKey())));
+
         final String audit = Files.readString(dir.resolve(WorkloadAuditJournal.FILE), StandardCharsets.ISO_8859_1);
         assertTrue(audit.contains("API_TOKEN") && audit.contains("renter-a"), "the journal names who launched what");
         assertFalse(audit.contains(SECRET_VALUE), "env values are never in clear");
