@@ -487,6 +487,18 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
             case BOOK_SNAPSHOT -> listeners.onBookSnapshot(envelope.getBookSnapshot());
             case BOOK_UPDATE -> listeners.onBookUpdate(envelope.getBookUpdate());
             case TRADE -> listeners.onTrade(envelope.getTrade());
+            case WORKLOAD_LAUNCH -> listeners.onWorkloadLaunch(envelope.getWorkloadLaunch());
+            case WORKLOAD_STATUS ->
+            {
+                listeners.onWorkloadStatus(envelope.getWorkloadStatus());
+                completeWaiter(requestId, envelope.getWorkloadStatus());
+            }
+            case WORKLOAD_LOG_REQUEST -> listeners.onWorkloadLogRequest(requestId, envelope.getWorkloadLogRequest());
+            case WORKLOAD_LOG ->
+            {
+                listeners.onWorkloadLog(requestId, envelope.getWorkloadLog());
+                completeWaiter(requestId, envelope.getWorkloadLog());
+            }
             default ->
             {
                 // heartbeats only prove the gateway is alive; anything else is not for a client

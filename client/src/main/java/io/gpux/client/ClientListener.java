@@ -22,6 +22,10 @@ import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.SessionError;
 import io.gpux.proto.v1.Settled;
 import io.gpux.proto.v1.Trade;
+import io.gpux.proto.v1.WorkloadLaunch;
+import io.gpux.proto.v1.WorkloadLog;
+import io.gpux.proto.v1.WorkloadLogRequest;
+import io.gpux.proto.v1.WorkloadStatus;
 
 /**
  * What a {@link GpuxClient} tells its listeners. Every method has a no-op default, so a listener
@@ -151,6 +155,29 @@ public interface ClientListener
     }
 
     default void onMachineOffline(final AccountEvent event, final MachineOffline offline)
+    {
+    }
+
+    /** A workload to run on a lease of one of this account's machines (for the machine's agent). */
+    default void onWorkloadLaunch(final WorkloadLaunch launch)
+    {
+    }
+
+    /** The state of the workload on a lease this account rents. */
+    default void onWorkloadStatus(final WorkloadStatus status)
+    {
+    }
+
+    /**
+     * A renter asks for the log of a workload on this account's machine: the agent running it answers
+     * with {@link GpuxClient#answerLogRequest} and this request id.
+     */
+    default void onWorkloadLogRequest(final long requestId, final WorkloadLogRequest request)
+    {
+    }
+
+    /** The answer to this account's {@link GpuxClient#logTail} request. */
+    default void onWorkloadLog(final long requestId, final WorkloadLog log)
     {
     }
 

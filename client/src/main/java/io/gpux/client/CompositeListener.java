@@ -11,6 +11,10 @@ import io.gpux.proto.v1.ResendComplete;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.SessionError;
 import io.gpux.proto.v1.Trade;
+import io.gpux.proto.v1.WorkloadLaunch;
+import io.gpux.proto.v1.WorkloadLog;
+import io.gpux.proto.v1.WorkloadLogRequest;
+import io.gpux.proto.v1.WorkloadStatus;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
@@ -78,6 +82,46 @@ public final class CompositeListener implements ClientListener
             }
         }
         return false;
+    }
+
+    @Override
+    public void onWorkloadLaunch(final WorkloadLaunch launch)
+    {
+        forEach(l -> l.onWorkloadLaunch(launch));
+    }
+
+    @Override
+    public void onWorkloadStatus(final WorkloadStatus status)
+    {
+        forEach(l -> l.onWorkloadStatus(status));
+    }
+
+    @Override
+    public void onWorkloadLogRequest(final long requestId, final WorkloadLogRequest request)
+    {
+        forEach(l -> l.onWorkloadLogRequest(requestId, request));
+    }
+
+    @Override
+    public void onWorkloadLog(final long requestId, final WorkloadLog log)
+    {
+        forEach(l -> l.onWorkloadLog(requestId, log));
+    }
+
+    /** For the rare callbacks, where a lambda per call costs nothing that matters. */
+    private void forEach(final Consumer<ClientListener> call)
+    {
+        for (final ClientListener l : listeners)
+        {
+            try
+            {
+                call.accept(l);
+            }
+            catch (final RuntimeException ex)
+            {
+                failed(ex);
+            }
+        }
     }
 
     private void failed(final RuntimeException ex)

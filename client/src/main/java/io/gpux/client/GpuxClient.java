@@ -10,6 +10,7 @@ import io.gpux.proto.v1.Deposit;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.HaltMarket;
 import io.gpux.proto.v1.LoginAccepted;
+import io.gpux.proto.v1.LaunchWorkload;
 import io.gpux.proto.v1.MachineHeartbeat;
 import io.gpux.proto.v1.Markets;
 import io.gpux.proto.v1.MarketsRequest;
@@ -29,6 +30,10 @@ import io.gpux.proto.v1.RevokeKey;
 import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.Subscribe;
 import io.gpux.proto.v1.Unsubscribe;
+import io.gpux.proto.v1.WorkloadLog;
+import io.gpux.proto.v1.WorkloadLogRequest;
+import io.gpux.proto.v1.WorkloadStatus;
+import io.gpux.proto.v1.WorkloadStatusRequest;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -565,6 +570,90 @@ public final class GpuxClient implements OrderSender, AutoCloseable
     public Markets markets(final Duration timeout) throws IOException, InterruptedException, TimeoutException
     {
         return request(Envelope.newBuilder().setMarketsRequest(MarketsRequest.getDefaultInstance()), Markets.class, timeout);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Workloads (docs/protocol.md, "Workloads")
+
+    /**
+     * Launches a workload on a live lease this account rents; answered with a Response (see
+     * {@link #call}); its states come to {@link ClientListener#onWorkloadStatus}.
+     *
+     * @return the request id.
+     */
+    public long launch(final long leaseId, final io.gpux.proto.v1.WorkloadSpec spec)
+    {
+        return send(Envelope.newBuilder().setLaunchWorkload(LaunchWorkload.newBuilder().setLeaseId(leaseId).setSpec(spec)));
+    }
+
+    /** Launches a workload and waits for the exchange's Response (REASON_OK: the launch is recorded and sent to the agent). */
+    public Response launch(final long leaseId, final io.gpux.proto.v1.WorkloadSpec spec, final Duration timeout)
+        throws IOException, InterruptedException, TimeoutException
+    {
+        return call(Envelope.newBuilder().setLaunchWorkload(LaunchWorkload.newBuilder().setLeaseId(leaseId).setSpec(spec)),
+            timeout);
+    }
+
+    /**
+     * The last lines of the log of the workload on a lease this account rents, read by the agent of
+     * the lease's machine.
+     *
+     * @throws RequestFailedException with the exchange's reason when it refused (the lease is not
+     *                                live or not this account's, the agent is not connected or did
+     *                                not answer).
+     */
+    public WorkloadLog logTail(final long leaseId, final int lines, final Duration timeout)
+        throws IOException, InterruptedException, TimeoutException
+    {
+        return request(Envelope.newBuilder().setWorkloadLogRequest(WorkloadLogRequest.newBuilder().setLeaseId(leaseId)
+            .setLines(lines)), WorkloadLog.class, timeout);
+    }
+
+    /**
+     * The latest status of the workload on a live lease this account rents.
+     *
+     * @throws RequestFailedException with the exchange's reason when it refused (the lease is not
+     *                                live or not this account's, or has no workload).
+     */
+    public WorkloadStatus workloadStatus(final long leaseId, final Duration timeout)
+        throws IOException, InterruptedException, TimeoutException
+    {
+        return request(Envelope.newBuilder().setWorkloadStatusRequest(WorkloadStatusRequest.newBuilder().setLeaseId(leaseId)),
+            WorkloadStatus.class, timeout);
+    }
+
+    /** Reports the state of the workload on a lease of this account's machine (agents); answered with a Response. */
+    public long reportWorkloadStatus(final WorkloadStatus status)
+    {
+        return send(Envelope.newBuilder().setWorkloadStatus(status));
+    }
+
+    /**
+     * Answers a log request the exchange relayed ({@link ClientListener#onWorkloadLogRequest}) with
+     * its request id; nothing answers this.
+     *
+     * @throws IllegalStateException if the client is not connected.
+     */
+    public void answerLogRequest(final long requestId, final WorkloadLog log)
+    {
+        if (!conductor.isSessionReady())
+        {
+            throw new IllegalStateException("not connected");
+        }
+        final Envelope envelope = Envelope.newBuilder().setRequestId(requestId).setWorkloadLog(log).build();
+        if (envelope.getSerializedSize() > ctx.maxFrameBytes())
+        {
+            throw new IllegalArgumentException("a " + envelope.getSerializedSize() + "-byte log exceeds the "
+                + ctx.maxFrameBytes() + "-byte frame limit");
+        }
+        if (loop.inEventLoop())
+        {
+            conductor.send(envelope);
+        }
+        else
+        {
+            loop.execute(() -> conductor.send(envelope));
+        }
     }
 
     private void refuseOnLoop(final String what)

@@ -16,6 +16,7 @@ import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
 import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.gateway.tls.ServerTls;
+import io.gpux.gateway.workload.WorkloadRelay;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -97,6 +98,8 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.HEARTBEAT_PROP, GatewayConfiguration.HEARTBEAT_DEFAULT);
         private int loginTimeoutMs = GatewayConfiguration.intProp(
             GatewayConfiguration.LOGIN_TIMEOUT_PROP, GatewayConfiguration.LOGIN_TIMEOUT_DEFAULT);
+        private long workloadLogTimeoutMs = GatewayConfiguration.longProp(
+            GatewayConfiguration.WORKLOAD_LOG_TIMEOUT_PROP, GatewayConfiguration.WORKLOAD_LOG_TIMEOUT_DEFAULT);
         private long authWindowMs = GatewayConfiguration.longProp(
             GatewayConfiguration.AUTH_WINDOW_PROP, GatewayConfiguration.AUTH_WINDOW_DEFAULT);
         private long ratePerSecond = GatewayConfiguration.longProp(
@@ -205,6 +208,18 @@ public final class Exchange implements AutoCloseable
         public int loginTimeoutMs()
         {
             return loginTimeoutMs;
+        }
+
+        /** How long a renter's workload log request waits for the agent of the lease's machine. */
+        public Context workloadLogTimeoutMs(final long v)
+        {
+            workloadLogTimeoutMs = v;
+            return this;
+        }
+
+        public long workloadLogTimeoutMs()
+        {
+            return workloadLogTimeoutMs;
         }
 
         public Context authWindowMs(final long v)
@@ -393,6 +408,7 @@ public final class Exchange implements AutoCloseable
             atLeast("maxFrameBytes", maxFrameBytes, 256);
             atLeast("heartbeatIntervalMs", heartbeatIntervalMs, 10);
             atLeast("loginTimeoutMs", loginTimeoutMs, 10);
+            atLeast("workloadLogTimeoutMs", workloadLogTimeoutMs, 1);
             atLeast("ratePerSecond", ratePerSecond, 1);
             atLeast("rateBurst", rateBurst, 1);
             atLeast("outboundHighWaterBytes", outboundHighWaterBytes, 64 * 1024);
@@ -458,6 +474,7 @@ public final class Exchange implements AutoCloseable
     final ExchangePipeline pipeline;
     final Egress egress;
     final Queries queries;
+    final WorkloadRelay workloads;
     /** The egress's own thread, or null when it runs on the shared loop. */
     private final AgentRunner egressRunner;
     /** The event loop that also runs the core and the egress, or null (dedicated threads). */
@@ -513,9 +530,11 @@ public final class Exchange implements AutoCloseable
             dataLock.close();
             throw ex;
         }
+        WorkloadRelay startingWorkloads = null;
         try
         {
-            authenticator = new Authenticator(Authenticator.loadOrCreateMasterKey(ctx.dataDir), directory, ctx.authWindowMs);
+            final byte[] masterKey = Authenticator.loadOrCreateMasterKey(ctx.dataDir);
+            authenticator = new Authenticator(masterKey, directory, ctx.authWindowMs);
             loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond, ctx.loginFailureBurst, ctx.nanoClock,
                 LOGIN_LOG_INTERVAL_MS, log);
             sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions);
@@ -549,10 +568,18 @@ public final class Exchange implements AutoCloseable
             }
             core.egress(egress);
             pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
+            startingWorkloads = new WorkloadRelay(ctx.dataDir, masterKey, pipeline::tryPublishQuery, egress,
+                sessions::sessions, ctx.clock, ctx.workloadLogTimeoutMs, log);
+            workloads = startingWorkloads;
             bootstrapKey = recoverAndBootstrap(core, config);
+            workloads.onRecovered();
         }
         catch (final IOException | RuntimeException | InterruptedException ex)
         {
+            if (startingWorkloads != null)
+            {
+                startingWorkloads.close();
+            }
             serverChannel.close().awaitUninterruptibly();
             shutDownGroups();
             dataLock.close();
@@ -934,6 +961,7 @@ public final class Exchange implements AutoCloseable
         try
         {
             stopThreads();
+            workloads.close();
             pipeline.close();
         }
         finally

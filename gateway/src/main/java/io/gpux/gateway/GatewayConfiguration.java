@@ -28,6 +28,10 @@ public final class GatewayConfiguration
     public static final String LOGIN_TIMEOUT_PROP = "gpux.gateway.loginTimeoutMs";
     public static final int LOGIN_TIMEOUT_DEFAULT = 5000;
 
+    /** How long a renter's workload log request waits for the agent's answer. */
+    public static final String WORKLOAD_LOG_TIMEOUT_PROP = "gpux.gateway.workloadLogTimeoutMs";
+    public static final long WORKLOAD_LOG_TIMEOUT_DEFAULT = 10_000;
+
     /** How far a Login timestamp may be from the server's clock. */
     public static final String AUTH_WINDOW_PROP = "gpux.gateway.authWindowMs";
     public static final long AUTH_WINDOW_DEFAULT = 30_000;

@@ -292,6 +292,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         {
             exchange.egress.put(attach);
         }
+        exchange.workloads.onLogin(session);
     }
 
     // ---- requests
@@ -387,7 +388,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
                 fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "already logged in");
                 return;
             case LOGIN_ACCEPTED, SESSION_ERROR, RESEND_COMPLETE, QUOTE_RESULT, PORTFOLIO, MARKETS, BOOK_SNAPSHOT,
-                BOOK_UPDATE, TRADE, RESPONSE, EVENT, BODY_NOT_SET:
+                BOOK_UPDATE, TRADE, RESPONSE, EVENT, WORKLOAD_LAUNCH, BODY_NOT_SET:
                 fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "not a request: " + env.getBodyCase());
                 return;
             default:
@@ -408,6 +409,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             case REGISTER_MACHINE -> registerMachine(ctx, rid, env.getRegisterMachine());
             case QUOTE_REQUEST -> query(ctx, rid, exchange.queries.quote(session, rid, env.getQuoteRequest()));
             case PORTFOLIO_REQUEST -> query(ctx, rid, exchange.queries.portfolio(session, rid));
+            case LAUNCH_WORKLOAD -> exchange.workloads.launch(session, rid, env.getLaunchWorkload());
+            case WORKLOAD_STATUS -> exchange.workloads.status(session, rid, env.getWorkloadStatus());
+            case WORKLOAD_LOG_REQUEST -> exchange.workloads.logRequest(session, rid, env.getWorkloadLogRequest());
+            case WORKLOAD_LOG -> exchange.workloads.log(session, rid, env.getWorkloadLog());
+            case WORKLOAD_STATUS_REQUEST -> exchange.workloads.statusRequest(session, rid, env.getWorkloadStatusRequest());
             case MARKETS_REQUEST -> query(ctx, rid, exchange.queries.markets(session, rid));
             case SUBSCRIBE ->
             {

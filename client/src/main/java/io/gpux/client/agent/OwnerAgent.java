@@ -9,6 +9,7 @@ import io.gpux.proto.v1.BookSnapshot;
 import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.Fill;
 import io.gpux.proto.v1.LeaseEnded;
 import io.gpux.proto.v1.LeaseInfo;
 import io.gpux.proto.v1.LeaseStarted;
@@ -149,6 +150,10 @@ public final class OwnerAgent implements AutoCloseable
         this.timeout = ctx.requestTimeout();
         this.clock = ctx.nanoClock();
         client.addListener(events);
+        if (ctx.workloads() != null)
+        {
+            client.addListener(ctx.workloads());
+        }
     }
 
     // ------------------------------------------------------------------------------------------
@@ -216,6 +221,11 @@ public final class OwnerAgent implements AutoCloseable
         }
         terminated.countDown();
         client.removeListener(events);
+        if (ctx.workloads() != null)
+        {
+            client.removeListener(ctx.workloads());
+            ctx.workloads().close();
+        }
         if (subscribed)
         {
             try
@@ -459,6 +469,11 @@ public final class OwnerAgent implements AutoCloseable
             {
                 work += keepAsk();
             }
+            else if (ctx.workloads() != null)
+            {
+                // no ask to keep, but the reclaimed leases' workloads are owed their notices
+                refreshMachineLeases(client.portfolio(timeout()));
+            }
         }
         catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
         {
@@ -581,6 +596,10 @@ public final class OwnerAgent implements AutoCloseable
     /** Takes the machine's leases from a portfolio (the lease events keep them between two); their count. */
     private int refreshMachineLeases(final Portfolio p)
     {
+        if (ctx.workloads() != null)
+        {
+            ctx.workloads().onPortfolio(machineId, gpus, p);
+        }
         final Set<Long> ids = new HashSet<>();
         for (final LeaseInfo lease : p.getLeasesList())
         {
@@ -915,6 +934,16 @@ public final class OwnerAgent implements AutoCloseable
             {
                 machineLeases.add(started.getLeaseId());
                 listener.onLeaseStarted(started.getLeaseId(), started.getGpus(), started.getPrice());
+            }
+        }
+
+        @Override
+        public void onFill(final AccountEvent event, final Fill fill)
+        {
+            if (fill.getPreemptsLeaseId() != 0 && machineLeases.contains(fill.getPreemptsLeaseId()) && ctx.workloads() != null)
+            {
+                // a lease of the machine is preempted: read its notice now, for its workload
+                wakeups.release();
             }
         }
 

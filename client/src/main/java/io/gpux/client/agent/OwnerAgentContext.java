@@ -35,6 +35,7 @@ public final class OwnerAgentContext
     private long price;
     private boolean undercut;
     private Path reclaimFile;
+    private AgentWorkloads workloads;
     private boolean withdrawOnClose;
     private OwnerAgentListener listener;
     private String threadName = "gpux-owner-agent";
@@ -257,6 +258,21 @@ public final class OwnerAgentContext
     public Path reclaimFile()
     {
         return reclaimFile;
+    }
+
+    /**
+     * Runs the workloads the exchange launches on the machine's leases (null: the agent ignores
+     * launches and no status is reported). The agent feeds it its portfolio and closes it.
+     */
+    public OwnerAgentContext workloads(final AgentWorkloads workloads)
+    {
+        this.workloads = workloads;
+        return this;
+    }
+
+    public AgentWorkloads workloads()
+    {
+        return workloads;
     }
 
     /** Cancel the ask (without reclaim: leases run on) when the agent closes; default false. */

@@ -1,16 +1,22 @@
 package io.gpux.client.cli;
 
 import io.gpux.client.GpuxClient;
+import io.gpux.client.agent.AgentWorkloads;
 import io.gpux.client.agent.GpuInfo;
 import io.gpux.client.agent.NvidiaSmi;
 import io.gpux.client.agent.NvidiaSmiException;
 import io.gpux.client.agent.OwnerAgent;
 import io.gpux.client.agent.OwnerAgentContext;
 import io.gpux.client.agent.OwnerAgentListener;
+import io.gpux.client.agent.workload.DockerConfig;
+import io.gpux.client.agent.workload.DockerRuntime;
+import io.gpux.client.agent.workload.ProcessRuntime;
+import io.gpux.client.agent.workload.WorkloadSupervisorContext;
 import io.gpux.proto.v1.EndReason;
 import io.gpux.proto.v1.Reason;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -92,12 +98,51 @@ public final class AgentCommand extends ClientCommand
         description = "stop after this long (default: run until Ctrl-C)")
     Long runForMs;
 
+    @Option(names = "--runtime", paramLabel = "KIND",
+        description = "run the workloads renters launch on the machine's leases: process or docker (default: none; "
+            + "launches are answered FAILED \"" + AgentWorkloads.NO_RUNTIME + "\")")
+    String runtime;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+        description = "where the workloads' directories, logs, notice files and checkpoints are kept (needed with --runtime)")
+    Path stateDir;
+
+    @Option(names = "--run-as", paramLabel = "USER",
+        description = "process runtime: run workloads as this unprivileged user (the agent must run as root)")
+    String runAs;
+
+    @Option(names = "--docker", paramLabel = "PATH", defaultValue = "docker",
+        description = "docker runtime: the docker executable (default ${DEFAULT-VALUE})")
+    String docker;
+
+    @Option(names = "--allow-image", paramLabel = "REF",
+        description = "docker runtime: an image workloads may use, exact or a prefix ending in * (repeatable; none: no image)")
+    List<String> allowedImages = new ArrayList<>();
+
+    @Option(names = "--memory", paramLabel = "SIZE", description = "docker runtime: each container's memory limit, e.g. 64g")
+    String memory;
+
+    @Option(names = "--cpus", paramLabel = "N", description = "docker runtime: each container's CPU limit, e.g. 16")
+    String cpus;
+
+    @Option(names = "--pids-limit", paramLabel = "N", defaultValue = "0",
+        description = "docker runtime: each container's process limit (default: none)")
+    int pidsLimit;
+
     @Override
     int execute() throws Exception
     {
         if (price != 0 && price < reserve)
         {
             throw CliException.usage("--price must not be below --reserve");
+        }
+        if (runtime != null && stateDir == null)
+        {
+            throw CliException.usage("--runtime needs --state-dir");
+        }
+        if (runtime != null && !runtime.equals("process") && !runtime.equals("docker"))
+        {
+            throw CliException.usage("--runtime must be process or docker, not '" + runtime + "'");
         }
         final OwnerAgentContext settings = new OwnerAgentContext()
             .nvidiaSmi(new NvidiaSmi(nvidiaSmi, Duration.ofMillis(nvidiaSmiTimeoutMs)))
@@ -118,6 +163,10 @@ public final class AgentCommand extends ClientCommand
             {
                 throw CliException.usage(ex.getMessage());
             }
+            final java.util.function.Consumer<String> workloadLog = message -> report.line("workload", message,
+                new Json().put("message", message));
+            settings.workloads(new AgentWorkloads(client, workloadSettings(settings.machineName(), workloadLog),
+                AgentWorkloads.DEFAULT_POLL_INTERVAL_MS, workloadLog));
             final OwnerAgent agent = new OwnerAgent(settings);
             final AtomicBoolean finished = new AtomicBoolean();
             final Runnable finish = () ->
@@ -171,6 +220,29 @@ public final class AgentCommand extends ClientCommand
             }
             return status.get();
         }
+    }
+
+    /** The workload supervisor's settings from --runtime and its options; null without --runtime. */
+    private WorkloadSupervisorContext workloadSettings(final String machineName, final java.util.function.Consumer<String> log)
+        throws CliException
+    {
+        if (runtime == null)
+        {
+            return null;
+        }
+        if (stateDir == null)
+        {
+            throw CliException.usage("--runtime needs --state-dir");
+        }
+        final WorkloadSupervisorContext context = new WorkloadSupervisorContext().stateDir(stateDir.toAbsolutePath());
+        switch (runtime)
+        {
+            case "process" -> context.runtime(new ProcessRuntime(runAs, log));
+            case "docker" -> context.runtime(new DockerRuntime(new DockerConfig(docker, machineName, allowedImages, memory,
+                cpus, pidsLimit)));
+            default -> throw CliException.usage("--runtime must be process or docker, not '" + runtime + "'");
+        }
+        return context;
     }
 
     /** Prints what the agent reports, one line each; stops the command when the exchange refuses the machine. */

@@ -45,16 +45,27 @@ final class Json
     /** An array of objects. */
     Json put(final String key, final Iterable<Json> values)
     {
+        return array(key, values, (out, value) -> out.append(value));
+    }
+
+    /** An array of strings. */
+    Json putStrings(final String key, final Iterable<String> values)
+    {
+        return array(key, values, Json::quote);
+    }
+
+    private <T> Json array(final String key, final Iterable<T> values, final java.util.function.BiConsumer<StringBuilder, T> write)
+    {
         key(key).append('[');
         boolean first = true;
-        for (final Json value : values)
+        for (final T value : values)
         {
             if (!first)
             {
                 sb.append(',');
             }
             first = false;
-            sb.append(value);
+            write.accept(sb, value);
         }
         sb.append(']');
         return this;

@@ -411,6 +411,73 @@ class GpuxCliTest
         }
     }
 
+    @Test
+    void aRenterLaunchesAJobOnItsLeaseAndReadsItsStatusAndLog() throws Exception
+    {
+        final String owner = account("wanda", "OWNER", null);
+        final String renter = account("walt", "RENTER", "1000");
+        ok(cli("admin", "market", "create", "WL-CLI", "--grace", "500ms", "--key-file", adminKey));
+        final Path stateDir = dir.resolve("wanda-agent");
+        final Background agent = new Background("agent", "--nvidia-smi", fakeNvidiaSmi(dir), "--market", "WL-CLI",
+            "--name", "wl-node", "--interval", "100ms", "--reserve", "1", "--runtime", "process", "--state-dir",
+            stateDir.toString(), "--run-for", "12s", "--key-file", owner);
+        ok(cli("bid", "--market", "WL-CLI", "--gpus", "1", "--price", "1.0", "--key-file", renter));
+        final long lease = (Long)poll("the lease", () -> cli("leases", "--json", "--key-file", renter).json().stream()
+            .filter(l -> "lease".equals(l.get("type"))).map(l -> l.get("lease_id")).findFirst().orElse(null));
+
+        final Path job = Files.writeString(dir.resolve("count.yaml"), """
+            name: count
+            resources: {market: WL-CLI, gpus: 1, maxPrice: 1.0}
+            run: {runtime: process, command: 'echo "visible=$CUDA_VISIBLE_DEVICES"; echo "step=$STEP"; echo done'}
+            env: {STEP: "7"}
+            """);
+        Run run = ok(cli("launch", "--lease", Long.toString(lease), job.toString(), "--key-file", renter));
+        assertEquals("launched count (process, attempt 1) on lease " + lease + "\n", run.out(), run.toString());
+        final Map<String, Object> exited = poll("the job's exit", () ->
+        {
+            final Map<String, Object> s = ok(cli("status", "--lease", Long.toString(lease), "--json", "--key-file", renter)).last();
+            return "EXITED".equals(s.get("state")) ? s : null;
+        });
+        assertEquals(0L, exited.get("exit_code"), exited.toString());
+        run = ok(cli("status", "--lease", Long.toString(lease), "--key-file", renter));
+        assertTrue(run.out().startsWith("lease " + lease + ": EXITED with status 0 (since "), run.toString());
+
+        run = ok(cli("logs", "--lease", Long.toString(lease), "--lines", "3", "--key-file", renter));
+        assertEquals("visible=GPU-5f1d0c2e-0000-4000-8000-000000000001\nstep=7\ndone\n", run.out(), run.toString());
+        assertEquals(List.of("step=7", "done"),
+            ok(cli("logs", "--lease", Long.toString(lease), "--lines", "2", "--json", "--key-file", renter)).last().get("lines"));
+
+        run = cli("launch", "--lease", Long.toString(lease), job.toString(), "--key-file", renter);
+        assertEquals(1, run.status(), run.toString());
+        assertEquals("gpux launch: refused: DUPLICATE_ID: lease " + lease + " already has a workload\n", run.err());
+        run = cli("logs", "--lease", Long.toString(lease), "--key-file", owner);
+        assertEquals(1, run.status(), run.toString());
+        assertTrue(run.err().contains("refused: NOT_AUTHORIZED: lease " + lease + " is not rented by this account"), run.toString());
+        run = cli("status", "--lease", "999999", "--key-file", renter);
+        assertEquals("gpux status: refused: UNKNOWN_LEASE: lease 999999 is not live\n", run.err(), run.toString());
+        final Path bad = Files.writeString(dir.resolve("bad.yaml"), Files.readString(job).replace("gpus: 1", "gpus: 0"));
+        usageError("resources.gpus: must be 1 to 1024, got 0", "launch", "--lease", "1", bad.toString(), "--key-file", renter);
+
+        assertEquals(0, agent.status.get(1, TimeUnit.MINUTES), () -> "the agent stops gracefully at the end of --run-for: "
+            + agent.out + agent.err);
+    }
+
+    /** Polls until the supplier gives a value (not null), up to twice the timeout. */
+    private static <T> T poll(final String what, final java.util.function.Supplier<T> value) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + 2 * TIMEOUT.toNanos();
+        T v;
+        while ((v = value.get()) == null)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(50);
+        }
+        return v;
+    }
+
     /** An nvidia-smi stand-in in {@code dir} that prints the H200 fixtures. */
     static String fakeNvidiaSmi(final Path dir) throws IOException
     {

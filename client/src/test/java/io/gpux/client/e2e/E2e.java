@@ -178,6 +178,16 @@ final class E2e
             .collect(Collectors.joining("\n"));
     }
 
+    /** Closes what a test opened, the last opened first, then the server, quietly (for @AfterEach). */
+    static void closeAllQuietly(final List<AutoCloseable> opened, final AutoCloseable server)
+    {
+        for (int i = opened.size() - 1; i >= 0; i--)
+        {
+            closeQuietly(opened.get(i));
+        }
+        closeQuietly(server);
+    }
+
     /** Closes clients, ignoring nulls and failures (for @AfterEach). */
     static void closeQuietly(final AutoCloseable... closeables)
     {

@@ -126,6 +126,11 @@ public final class Egress implements Agent
     {
     }
 
+    /** An envelope for every session of one account (a workload launch for its agents, a status for its renter). */
+    public record ToAccount(long accountId, Envelope envelope) implements Message
+    {
+    }
+
     /** A subscription taken: the snapshot to send first. */
     public record Subscribed(Session session, long marketId, Envelope snapshot) implements Message
     {
@@ -494,6 +499,17 @@ public final class Egress implements Agent
             if (s != null)
             {
                 send(s, d.envelope());
+            }
+        }
+        else if (m instanceof ToAccount t)
+        {
+            final List<Session> list = accountSessions.get(t.accountId());
+            if (list != null)
+            {
+                for (int i = 0; i < list.size(); i++)
+                {
+                    send(list.get(i), t.envelope());
+                }
             }
         }
         else if (m instanceof Attach a)
