@@ -79,6 +79,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     private RateLimiter limiter;
     private ScheduledFuture<?> loginDeadline;
     private boolean closing;
+    private boolean sessionEnded;
 
     GatewayHandler(final Exchange exchange)
     {
@@ -101,12 +102,23 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(final ChannelHandlerContext ctx)
     {
+        endSession();
+        ctx.fireChannelInactive();
+    }
+
+    /**
+     * The session ends when its last frame is out (the connection then only waits for the peer to close
+     * its side) or when the connection closes, whichever is first: its cancel-on-disconnect does not wait.
+     */
+    private void endSession()
+    {
         if (loginDeadline != null)
         {
             loginDeadline.cancel(false);
         }
-        if (session != null)
+        if (session != null && !sessionEnded)
         {
+            sessionEnded = true;
             exchange.sessions.unregister(session);
             exchange.egress.put(new Egress.Detach(session));
             if (session.cancelOnDisconnect)
@@ -115,7 +127,6 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
                 exchange.cancelOnDisconnectClosed(session.accountId, !session.refused);
             }
         }
-        ctx.fireChannelInactive();
     }
 
     @Override
@@ -166,6 +177,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     @Override
     public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt)
     {
+        if (evt == Frames.LAST_FRAME_SENT)
+        {
+            endSession();
+            return;
+        }
         if (evt instanceof IdleStateEvent idle)
         {
             if (idle.state() == IdleState.READER_IDLE)

@@ -27,6 +27,16 @@ public final class Frames
      */
     public static final long CLOSE_GRACE_MS = 5_000;
 
+    /** The user event a connection's pipeline gets once its last frame is out: its session has ended. */
+    public static final Object LAST_FRAME_SENT = new Object()
+    {
+        @Override
+        public String toString()
+        {
+            return "LAST_FRAME_SENT";
+        }
+    };
+
     /** The handler that drops what a connection receives after its last frame. */
     static final String DISCARD = "discardAfterLastFrame";
 
@@ -65,6 +75,7 @@ public final class Frames
         }
         channel.config().setAutoRead(true);
         duplex.shutdownOutput();
+        channel.pipeline().fireUserEventTriggered(LAST_FRAME_SENT);
     }
 
     /** Drops everything a connection receives once its last frame is out (the peer's end closes it). */

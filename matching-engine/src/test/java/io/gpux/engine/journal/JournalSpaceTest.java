@@ -97,6 +97,12 @@ class JournalSpaceTest
                 assertTrue(full.getMessage().startsWith("journal disk full: "), full.getMessage());
                 assertTrue(space.refusal().matches("journal disk full: \\d+ MB free under " +
                     java.util.regex.Pattern.quote(mountPoint.toString()) + ", need \\d+ MB"), space.refusal());
+                // the guard sets its refusal, then logs it: wait for the line before counting
+                final long logged = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (log.stream().noneMatch(m -> m.endsWith("refusing new commands")) && System.nanoTime() < logged)
+                {
+                    Thread.sleep(5);
+                }
                 assertEquals(1, log.stream().filter(m -> m.endsWith("refusing new commands")).count(), log::toString);
 
                 tmpfs.resize("32m");
