@@ -226,8 +226,22 @@ abstract class ClientCommand implements Callable<Integer>
         final Response response = client.call(request, timeout());
         printEvents(events.eventsOf(response));
         final String explained = hint == null || response.getReason() == Reason.REASON_OK ? null
-            : hint.explain(response.getReason());
+            : explain(hint, response.getReason());
         return printResult(response, resultFields, explained);
+    }
+
+    /** The hint, or null when the queries behind it fail: the refusal is still reported, without its numbers. */
+    private String explain(final RejectHint hint, final Reason reason) throws InterruptedException
+    {
+        try
+        {
+            return hint.explain(reason);
+        }
+        catch (final IOException | TimeoutException | RuntimeException ex)
+        {
+            err().println(name() + ": cannot work out the numbers behind " + reason + ": " + ex.getMessage());
+            return null;
+        }
     }
 
     void printEvents(final List<AccountEvent> events)
