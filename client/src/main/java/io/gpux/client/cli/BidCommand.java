@@ -2,14 +2,18 @@ package io.gpux.client.cli;
 
 import io.gpux.client.GpuxClient;
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.TimeInForce;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code gpux bid}: places a bid, prints the events it caused (ACCEPTED, FILL, LEASE_STARTED...) and the result. */
 @Command(name = "bid", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Places a bid and prints what it caused.",
-        "Exit status: 0 accepted, 1 rejected (the reason is printed), 2 bad usage, 3 connection or login failure."})
+    description = {"Places a bid and prints what it caused. The market's symbol may be typed in any case.",
+        "A refusal's line ends with the numbers and the fix, e.g. for INSUFFICIENT_FUNDS the hold the bid needs "
+            + "(the client's estimate: GPUs x price x (prepay + grace)) and the funds available.",
+        "Exit status: 0 accepted, 1 rejected (the reason is printed), 2 bad usage, 3 connection or login failure, "
+            + "4 an IOC or FOK bid that filled nothing (it is cancelled; one line on stderr says so)."})
 public final class BidCommand extends ClientCommand
 {
     @Mixin
@@ -28,9 +32,21 @@ public final class BidCommand extends ClientCommand
         final EventCollector events = new EventCollector();
         try (GpuxClient client = connect(events))
         {
+            final String market = MarketDirectory.fetch(client, timeout()).resolve(bid.market);
             final long id = orderId != 0 ? orderId : client.nextOrderId();
-            return submit(client, events, Envelope.newBuilder().setPlaceBid(bid.toBid(id).setPostOnly(postOnly)),
-                new Json().put("order_id", id));
+            final RejectHints hints = new RejectHints(client, timeout());
+            final int status = submit(client, events,
+                Envelope.newBuilder().setPlaceBid(bid.toBid(id).setMarket(market).setPostOnly(postOnly)),
+                new Json().put("order_id", id),
+                reason -> hints.bid(reason, market, bid.gpus, bid.price, bid.maxDurationMs));
+            if (status == 0 && bid.tif != TimeInForce.GTC && events.cancelledByTimeInForce(id) == bid.gpus)
+            {
+                err().println(name() + ": nothing filled: the " + bid.tif + " bid " + id + " for " + bid.gpus + " GPUs at "
+                    + Format.price(bid.price) + " found no " + (bid.tif == TimeInForce.FOK ? "asks for all its GPUs" : "asks")
+                    + " at or below its price and is cancelled; see the offers with: gpux book --market " + market);
+                return CliException.NOTHING_FILLED;
+            }
+            return status;
         }
     }
 

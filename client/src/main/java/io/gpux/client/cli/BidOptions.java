@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 /** What a bid asks for: shared by {@code bid} and {@code quote}. */
 final class BidOptions
 {
-    @Option(names = "--market", required = true, paramLabel = "SYMBOL", description = "the market, e.g. H100-SXM-80G")
+    @Option(names = "--market", required = true, paramLabel = "SYMBOL", description = "the market, e.g. H100-SXM-80G (any case); an unknown one lists the markets")
     String market;
 
     @Option(names = "--gpus", required = true, paramLabel = "N", description = "how many GPUs")

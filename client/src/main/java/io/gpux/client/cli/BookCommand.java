@@ -4,6 +4,7 @@ import io.gpux.client.GpuxClient;
 import io.gpux.proto.v1.BookSnapshot;
 import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Level;
+import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Trade;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Option;
         "With --follow, goes on printing level changes and trades until Ctrl-C."})
 public final class BookCommand extends ClientCommand
 {
-    @Option(names = "--market", required = true, paramLabel = "SYMBOL", description = "the market")
+    @Option(names = "--market", required = true, paramLabel = "SYMBOL", description = "the market (any case); an unknown one lists the markets")
     String market;
 
     @Option(names = "--depth", paramLabel = "N", defaultValue = "20", description = "levels per side (default ${DEFAULT-VALUE})")
@@ -39,7 +40,8 @@ public final class BookCommand extends ClientCommand
         final StreamListener stream = new StreamListener(false, market);
         try (GpuxClient client = connect(stream))
         {
-            final long subscription = client.subscribe(market);
+            final MarketDirectory markets = MarketDirectory.fetch(client, timeout());
+            final long subscription = client.subscribe(markets.resolve(market));
             long printed = 0;
             boolean snapshotSeen = false;
             while (true)
@@ -51,7 +53,9 @@ public final class BookCommand extends ClientCommand
                 }
                 if (message instanceof StreamListener.Answer answer && answer.requestId() == subscription && !snapshotSeen)
                 {
-                    return printResult(answer.response(), new Json().put("market", market));
+                    final Reason reason = answer.response().getReason();
+                    return printResult(answer.response(), new Json().put("market", market),
+                        reason == Reason.UNKNOWN_MARKET ? markets.unknownMarket(market) : null);
                 }
                 else if (message instanceof BookSnapshot snapshot)
                 {

@@ -45,7 +45,8 @@ public final class CancelCommand extends ClientCommand
         {
             if (all)
             {
-                final MassCancel.Builder mass = MassCancel.newBuilder().setMarket(market == null ? "" : market);
+                final String symbol = market == null ? "" : MarketDirectory.fetch(client, timeout()).resolve(market);
+                final MassCancel.Builder mass = MassCancel.newBuilder().setMarket(symbol);
                 return submit(client, events, Envelope.newBuilder().setMassCancel(mass),
                     market == null ? new Json() : new Json().put("market", market));
             }

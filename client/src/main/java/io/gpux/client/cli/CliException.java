@@ -14,6 +14,9 @@ final class CliException extends Exception
     /** The gateway cannot be reached, refused the login, or did not answer. */
     static final int CONNECTION = 3;
 
+    /** An IOC or FOK bid was accepted but filled nothing. */
+    static final int NOTHING_FILLED = 4;
+
     private final int status;
 
     CliException(final int status, final String message)

@@ -210,9 +210,38 @@ abstract class ClientCommand implements Callable<Integer>
     int submit(final GpuxClient client, final EventCollector events, final Envelope.Builder request,
         final Json resultFields) throws IOException, InterruptedException, TimeoutException
     {
+        return submit(client, events, request, resultFields, null);
+    }
+
+    /** What the CLI can add to a refusal: the numbers and the fix, in one line (null: nothing to add). */
+    interface RejectHint
+    {
+        String explain(Reason reason) throws IOException, InterruptedException, TimeoutException;
+    }
+
+    /** {@link #submit(GpuxClient, EventCollector, Envelope.Builder, Json)}, a refusal's result line ending with its hint. */
+    int submit(final GpuxClient client, final EventCollector events, final Envelope.Builder request,
+        final Json resultFields, final RejectHint hint) throws IOException, InterruptedException, TimeoutException
+    {
         final Response response = client.call(request, timeout());
         printEvents(events.eventsOf(response));
-        return printResult(response, resultFields);
+        final String explained = hint == null || response.getReason() == Reason.REASON_OK ? null
+            : explain(hint, response.getReason());
+        return printResult(response, resultFields, explained);
+    }
+
+    /** The hint, or null when the queries behind it fail: the refusal is still reported, without its numbers. */
+    private String explain(final RejectHint hint, final Reason reason) throws InterruptedException
+    {
+        try
+        {
+            return hint.explain(reason);
+        }
+        catch (final IOException | TimeoutException | RuntimeException ex)
+        {
+            err().println(name() + ": cannot work out the numbers behind " + reason + ": " + ex.getMessage());
+            return null;
+        }
     }
 
     void printEvents(final List<AccountEvent> events)
@@ -231,6 +260,12 @@ abstract class ClientCommand implements Callable<Integer>
      */
     int printResult(final Response response, final Json fields)
     {
+        return printResult(response, fields, null);
+    }
+
+    /** {@link #printResult(Response, Json)} with a refusal's hint: {@code ...: HINT}, or {@code "hint"} in JSON. */
+    int printResult(final Response response, final Json fields, final String hint)
+    {
         final boolean ok = response.getReason() == Reason.REASON_OK;
         final String command = commandPath();
         if (json)
@@ -244,6 +279,10 @@ abstract class ClientCommand implements Callable<Integer>
             if (!response.getMessage().isEmpty())
             {
                 j.put("message", response.getMessage());
+            }
+            if (hint != null)
+            {
+                j.put("hint", hint);
             }
             out().println(fields == null ? j : merge(j, fields));
         }
@@ -265,6 +304,10 @@ abstract class ClientCommand implements Callable<Integer>
             if (!response.getMessage().isEmpty())
             {
                 sb.append(" (").append(response.getMessage()).append(')');
+            }
+            if (hint != null)
+            {
+                sb.append(": ").append(hint);
             }
             out().println(sb.toString().trim());
         }

@@ -2,6 +2,7 @@ package io.gpux.client.cli;
 
 import io.gpux.client.ClientListener;
 import io.gpux.proto.v1.AccountEvent;
+import io.gpux.proto.v1.CancelReason;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
 import java.util.ArrayList;
@@ -20,6 +21,24 @@ final class EventCollector implements ClientListener
     public synchronized void onEvent(final AccountEvent event)
     {
         events.add(event);
+    }
+
+    /**
+     * The GPUs the order got cancelled with by its time in force (IOC or FOK), or -1 if no such
+     * cancellation was received.
+     */
+    synchronized int cancelledByTimeInForce(final long orderId)
+    {
+        for (final AccountEvent e : events)
+        {
+            if (e.hasCancelled() && e.getCancelled().getOrderId() == orderId
+                && (e.getCancelled().getReason() == CancelReason.CANCEL_IOC
+                || e.getCancelled().getReason() == CancelReason.CANCEL_FOK))
+            {
+                return e.getCancelled().getRemaining();
+            }
+        }
+        return -1;
     }
 
     /**

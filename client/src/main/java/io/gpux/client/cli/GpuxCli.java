@@ -15,7 +15,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * its own ({@code ./gpux bid ...} runs {@link BidCommand#main}, which runs {@code gpux bid ...} here).
  *
  * <p>Exit status: 0 done, 1 the exchange refused (the reason is printed), 2 bad usage (unknown option,
- * malformed number, missing credentials), 3 the gateway cannot be reached or refused the login.
+ * malformed number, missing credentials), 3 the gateway cannot be reached or refused the login, 4 an IOC or
+ * FOK bid that filled nothing.
  *
  * <p>In a test: {@code GpuxCli.commandLine(new GpuxCli(env)).setOut(out).setErr(err).execute(args)}
  * (a plain {@code new CommandLine(new GpuxCli()).execute(args)} works too, with picocli's own report
@@ -24,7 +25,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
 @Command(name = "gpux", mixinStandardHelpOptions = true, version = "gpux 0.1.0",
     description = "The gpux exchange's command-line client.",
     subcommands = {
-        BidCommand.class, AskCommand.class, CancelCommand.class, QuoteCommand.class, BookCommand.class,
+        BidCommand.class, AskCommand.class, CancelCommand.class, ReplaceCommand.class, ReleaseCommand.class, QuoteCommand.class, BookCommand.class,
         LeasesCommand.class, WatchCommand.class, AgentCommand.class, AdminCommand.class, JobCommand.class,
         LaunchCommand.class, StatusCommand.class, LogsCommand.class,
         CommandLine.HelpCommand.class})

@@ -13,7 +13,8 @@ import picocli.CommandLine.Mixin;
 /** {@code gpux quote}: what a bid would do now, without placing it. */
 @Command(name = "quote", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Shows what a bid would do now: the asks it would fill, the leases it would preempt, "
-        + "the money it would hold and when preempted GPUs would start. Places nothing.",
+        + "the money it would hold and when preempted GPUs would start. Places nothing. The market's symbol may be "
+        + "typed in any case; a refusal ends with the numbers and the fix, as gpux bid's does.",
         "Exit status: 0 the bid would be accepted, 1 it would be rejected (the reason is printed), 2 bad usage, "
             + "3 connection or login failure."})
 public final class QuoteCommand extends ClientCommand
@@ -27,20 +28,23 @@ public final class QuoteCommand extends ClientCommand
         bid.check();
         try (GpuxClient client = connect(null))
         {
+            bid.market = MarketDirectory.fetch(client, timeout()).resolve(bid.market);
             final QuoteResult q = client.quote(bid.toQuote(), timeout());
+            final String hint = q.getReject() == Reason.REASON_OK ? null
+                : new RejectHints(client, timeout()).bid(q.getReject(), bid.market, bid.gpus, bid.price, bid.maxDurationMs);
             if (json)
             {
-                print(q);
+                print(q, hint);
             }
             else
             {
-                printText(q);
+                printText(q, hint);
             }
             return q.getReject() == Reason.REASON_OK ? 0 : CliException.REJECTED;
         }
     }
 
-    private void print(final QuoteResult q)
+    private void print(final QuoteResult q, final String hint)
     {
         final List<Json> fills = new ArrayList<>();
         for (final QuoteFill f : q.getFillsList())
@@ -54,17 +58,19 @@ public final class QuoteCommand extends ClientCommand
             preemptions.add(new Json().put("lease_id", p.getLeaseId()).put("machine_id", p.getMachineId())
                 .put("gpus", p.getGpus()).put("lease_price", Format.price(p.getLeasePrice())));
         }
-        out().println(new Json().put("type", "quote").put("market", bid.market)
+        final Json line = new Json().put("type", "quote").put("market", bid.market)
             .put("ok", q.getReject() == Reason.REASON_OK).put("reject", q.getReject().name())
             .put("filled_gpus", q.getFilledGpus()).put("preempted_gpus", q.getPreemptedGpus())
             .put("resting_gpus", q.getRestingGpus()).put("hold", Format.money(q.getHold()))
-            .put("effective_ms", q.getEffectiveMs()).put("fills", fills).put("preemptions", preemptions));
+            .put("effective_ms", q.getEffectiveMs()).put("fills", fills).put("preemptions", preemptions);
+        out().println(hint == null ? line : line.put("hint", hint));
     }
 
-    private void printText(final QuoteResult q)
+    private void printText(final QuoteResult q, final String hint)
     {
         out().println("quote: " + bid.gpus + " GPUs of " + bid.market + " at up to " + Format.price(bid.price) + " (" + bid.tif
-            + ")" + (q.getReject() == Reason.REASON_OK ? "" : ": would be REJECTED " + q.getReject().name()));
+            + ")" + (q.getReject() == Reason.REASON_OK ? "" : ": would be REJECTED " + q.getReject().name())
+            + (hint == null ? "" : ": " + hint));
         if (q.getFillsCount() > 0)
         {
             out().println();

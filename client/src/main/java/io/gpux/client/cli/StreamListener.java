@@ -104,7 +104,7 @@ final class StreamListener implements ClientListener
     @Override
     public void onBookSnapshot(final BookSnapshot snapshot)
     {
-        if (snapshot.getMarket().equals(market))
+        if (snapshot.getMarket().equalsIgnoreCase(market))
         {
             queue.add(snapshot);
         }
@@ -113,7 +113,7 @@ final class StreamListener implements ClientListener
     @Override
     public void onBookUpdate(final BookUpdate update)
     {
-        if (update.getMarket().equals(market))
+        if (update.getMarket().equalsIgnoreCase(market))
         {
             queue.add(update);
         }
@@ -122,7 +122,7 @@ final class StreamListener implements ClientListener
     @Override
     public void onTrade(final Trade trade)
     {
-        if (trade.getMarket().equals(market))
+        if (trade.getMarket().equalsIgnoreCase(market))
         {
             queue.add(trade);
         }

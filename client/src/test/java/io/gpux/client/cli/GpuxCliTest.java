@@ -268,6 +268,127 @@ class GpuxCliTest
     }
 
     @Test
+    void aRenterReplacesItsBidAndReleasesItsLease() throws Exception
+    {
+        final String owner = account("rory", "OWNER", null);
+        final String renter = account("rachel", "RENTER", "100");
+        ok(cli("admin", "market", "create", "REPL-TEST", "--key-file", adminKey));
+        final long machine = registerMachine(owner, "r1", "REPL-TEST", 4);
+        ok(cli("ask", "--machine", "r1", "--gpus", "4", "--price", "2", "--key-file", owner));
+        ok(cli("bid", "--market", "repl-test", "--gpus", "1", "--price", "1.5", "--order-id", "501", "--key-file", renter));
+
+        Run run = ok(cli("replace", "501", "--price", "1.75", "--key-file", renter));
+        assertTrue(run.out().contains("OK replace order_id=501 price=1.7500"), run.toString());
+        Map<String, Object> result = ok(cli("replace", "501", "--gpus", "2", "--json", "--key-file", renter)).last();
+        assertEquals("replace", result.get("command"));
+        assertEquals(true, result.get("ok"));
+        assertEquals(2L, result.get("gpus"));
+        final Map<String, Object> order = ok(cli("leases", "--json", "--key-file", renter)).json().stream()
+            .filter(l -> "order".equals(l.get("type"))).findFirst().orElseThrow();
+        assertEquals("1.7500", order.get("price"));
+        assertEquals(2L, order.get("open_gpus"));
+
+        // a new price that crosses the ask fills at once
+        final List<Map<String, Object>> filled = ok(cli("replace", "501", "--price", "2", "--json", "--key-file", renter)).json();
+        assertEquals(List.of("ACCEPTED", "FILL", "LEASE_STARTED"), filled.subList(0, 3).stream().map(l -> l.get("kind")).toList(),
+            filled.toString());
+        final long lease = (Long)filled.get(2).get("lease_id");
+        assertEquals(machine, filled.get(2).get("machine_id"));
+        assertEquals(2L, filled.get(2).get("gpus"));
+
+        run = ok(cli("release", Long.toString(lease), "--key-file", renter));
+        assertTrue(Pattern.compile("LEASE_ENDED +lease=" + lease + " reason=RELEASED").matcher(run.out()).find(), run.toString());
+        assertTrue(run.out().contains("OK release lease_id=" + lease), run.toString());
+        run = refused("release", Long.toString(lease), "--key-file", renter);
+        assertTrue(run.out().contains("REJECTED release reason=UNKNOWN_LEASE lease_id=" + lease), run.toString());
+        assertTrue(run.out().endsWith(": no running lease " + lease + " rented by this account: see the leases with: gpux leases\n"),
+            run.toString());
+        result = cli("release", Long.toString(lease), "--json", "--key-file", renter).last();
+        assertEquals("UNKNOWN_LEASE", result.get("reason"));
+        assertTrue(((String)result.get("hint")).startsWith("no running lease "), result.toString());
+
+        run = refused("replace", "501", "--price", "1", "--key-file", renter);
+        assertTrue(run.out().contains("REJECTED replace reason=UNKNOWN_ORDER order_id=501"), run.toString());
+        assertTrue(run.out().contains(": no open order 501 in this account: see the open orders with: gpux leases"), run.toString());
+        usageError("give --price and/or --gpus", "replace", "501", "--key-file", renter);
+        usageError("Missing required parameter: 'LEASE'", "release", "--key-file", renter);
+    }
+
+    @Test
+    void anIocOrFokBidThatFillsNothingExitsWithStatus4() throws Exception
+    {
+        final String renter = account("ivy", "RENTER", "100");
+        ok(cli("admin", "market", "create", "IOC-TEST", "--key-file", adminKey));
+        for (final String tif : List.of("IOC", "FOK"))
+        {
+            final Run run = cli("bid", "--market", "IOC-TEST", "--gpus", "2", "--price", "1", "--tif", tif, "--key-file", renter);
+            assertEquals(4, run.status(), run.toString());
+            assertTrue(run.out().contains("reason=CANCEL_" + tif + " remaining=2"), run.toString());
+            assertTrue(run.out().contains("OK bid order_id="), run.toString());
+            assertTrue(Pattern.compile("^gpux bid: nothing filled: the " + tif + " bid [0-9]+ for 2 GPUs at 1\\.0000 found no ")
+                .matcher(run.err()).find(), run.toString());
+            assertTrue(run.err().endsWith("and is cancelled; see the offers with: gpux book --market IOC-TEST\n"), run.toString());
+            assertEquals(1, run.err().split("\n").length, "one line: " + run);
+        }
+        final Run json = cli("bid", "--market", "IOC-TEST", "--gpus", "1", "--price", "1", "--tif", "IOC", "--json",
+            "--key-file", renter);
+        assertEquals(4, json.status(), json.toString());
+        assertEquals("CANCEL_IOC", json.json().get(1).get("reason"), json.toString());
+        assertTrue(json.err().contains("nothing filled"), json.toString());
+        assertTrue(ok(raw(Map.of(), "bid", "--help")).out().contains("4 an IOC or FOK bid that filled nothing"));
+    }
+
+    @Test
+    void refusalsSayTheNumbersAndTheFix() throws Exception
+    {
+        final String owner = account("nina", "OWNER", null);
+        final String renter = account("paul", "RENTER", null);
+        ok(cli("admin", "market", "create", "HINT-TEST", "--grace", "36s", "--max-gpus", "16", "--key-file", adminKey));
+        final Map<String, Object> market = ok(cli("admin", "markets", "--json", "--key-file", adminKey)).json().stream()
+            .filter(m -> "HINT-TEST".equals(m.get("symbol"))).findFirst().orElseThrow();
+        assertEquals(3_600_000L, market.get("prepay_ms"), "the default prepay period");
+
+        // 2 GPUs x 1.0 x (1 h + 36 s) = 2.02
+        Run run = refused("bid", "--market", "hint-test", "--gpus", "2", "--price", "1", "--key-file", renter);
+        assertTrue(run.out().contains("REJECTED bid reason=INSUFFICIENT_FUNDS"), run.toString());
+        assertTrue(run.out().contains(": needs 2.020000, available 0.000000 (the client's estimate of the hold: 2 GPUs x 1.0000"
+            + " x 1.01 h of prepay and grace); deposit more"), run.toString());
+        ok(cli("admin", "deposit", "paul", "1.5", "--key-file", adminKey));
+        Map<String, Object> result = cli("bid", "--market", "HINT-TEST", "--gpus", "2", "--price", "1", "--json",
+            "--key-file", renter).last();
+        assertEquals("INSUFFICIENT_FUNDS", result.get("reason"));
+        assertTrue(((String)result.get("hint")).startsWith("needs 2.020000, available 1.500000 "), result.toString());
+        run = refused("quote", "--market", "HINT-TEST", "--gpus", "2", "--price", "1", "--key-file", renter);
+        assertTrue(run.out().contains("would be REJECTED INSUFFICIENT_FUNDS: needs 2.020000, available 1.500000"), run.toString());
+
+        run = refused("bid", "--market", "HINT-TEST", "--gpus", "17", "--price", "0.01", "--key-file", renter);
+        assertTrue(run.out().contains("reason=INVALID_QUANTITY"), run.toString());
+        assertTrue(run.out().contains(": at most 16 GPUs per order in HINT-TEST, asked 17: split it into several orders"),
+            run.toString());
+
+        run = refused("bid", "--market", "HINT-TEST", "--gpus", "1", "--price", "1", "--key-file", owner);
+        assertTrue(run.out().contains("reason=NOT_AUTHORIZED"), run.toString());
+        assertTrue(run.out().contains(": needs the RENTER role: use the key of a renter account"), run.toString());
+
+        run = refused("bid", "--market", "HINT-TST", "--gpus", "1", "--price", "1", "--key-file", renter);
+        assertTrue(run.out().contains("REJECTED bid reason=UNKNOWN_MARKET"), run.toString());
+        assertTrue(Pattern.compile(": unknown market \"HINT-TST\"; did you mean HINT-TEST\\?; markets: .*H100-SXM-80G.*\n$")
+            .matcher(run.out()).find(), run.toString());
+        run = refused("book", "--market", "hint-tset", "--key-file", renter);
+        assertTrue(run.out().contains("did you mean HINT-TEST?"), run.toString());
+        assertTrue(ok(cli("book", "--market", "hint-test", "--key-file", renter)).out().startsWith("HINT-TEST  (update "));
+
+        // replacing a bid to a size the funds do not cover: the extra over the current hold
+        ok(cli("bid", "--market", "HINT-TEST", "--gpus", "1", "--price", "1", "--order-id", "601", "--key-file", renter));
+        run = refused("replace", "601", "--gpus", "2", "--key-file", renter);
+        assertTrue(run.out().contains("REJECTED replace reason=INSUFFICIENT_FUNDS order_id=601 gpus=2"), run.toString());
+        assertTrue(run.out().contains(": needs 1.010000 more, available 0.490000 (the client's estimate: 2 GPUs x 1.0000 x "
+            + "1.01 h of prepay and grace = 2.020000, less the 1.010000 the order holds)"), run.toString());
+        run = refused("replace", "601", "--gpus", "17", "--key-file", renter);
+        assertTrue(run.out().contains(": at most 16 GPUs per order in HINT-TEST, asked 17"), run.toString());
+    }
+
+    @Test
     void watchAndBookFollowStreamUntilTheirLimit() throws Exception
     {
         final String renter = account("wendy", "RENTER", "50");
@@ -517,6 +638,14 @@ class GpuxCliTest
     private static void noStackTrace(final Run run)
     {
         assertFalse(run.err().contains("\tat ") || run.err().contains("Exception"), run.toString());
+    }
+
+    /** Runs a command the exchange refuses: exit status 1. */
+    private static Run refused(final String... args)
+    {
+        final Run run = cli(args);
+        assertEquals(1, run.status(), run.toString());
+        return run;
     }
 
     private static Run ok(final Run run)
