@@ -50,7 +50,7 @@ public final class LaunchCommand extends ClientCommand
         try (GpuxClient client = connect(null))
         {
             final Response r = client.launch(leaseId,
-                WorkloadSpecs.toProto(job.workload(), job.checkpoint() == null ? null : job.name(), attempt), timeout());
+                WorkloadSpecs.toProto(job.workload(), job.checkpointOnWire(), attempt), timeout());
             if (r.getReason() != Reason.REASON_OK)
             {
                 throw new RequestFailedException(r);
