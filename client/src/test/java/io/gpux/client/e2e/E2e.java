@@ -92,7 +92,15 @@ final class E2e
         final WorkloadSupervisorContext workloads, final Consumer<String> log, final List<AutoCloseable> opened)
         throws IOException
     {
-        final OwnerAgent agent = new OwnerAgent(new OwnerAgentContext().client(owner).machineName("m1").market(market)
+        return workloadAgent(owner, market, "m1", dir, workloads, log, opened);
+    }
+
+    /** {@link #workloadAgent(GpuxClient, String, Path, WorkloadSupervisorContext, Consumer, List)} of another machine. */
+    static OwnerAgent workloadAgent(final GpuxClient owner, final String market, final String machine, final Path dir,
+        final WorkloadSupervisorContext workloads, final Consumer<String> log, final List<AutoCloseable> opened)
+        throws IOException
+    {
+        final OwnerAgent agent = new OwnerAgent(new OwnerAgentContext().client(owner).machineName(machine).market(market)
             .reservePrice(Prices.parse("1.0")).nvidiaSmi(new NvidiaSmi(FakeNvidiaSmi.write(dir).toString(), TIMEOUT))
             .heartbeatInterval(Duration.ofMillis(200)).requestTimeout(Duration.ofSeconds(10))
             .workloads(new AgentWorkloads(owner, workloads, 100, log)));

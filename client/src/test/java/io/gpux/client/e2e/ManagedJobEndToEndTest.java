@@ -202,6 +202,93 @@ class ManagedJobEndToEndTest
         assertTrue(heard.stream().anyMatch(h -> h.endsWith(" " + WorkloadState.WORKLOAD_RUNNING)), heard::toString);
     }
 
+    @Test
+    void aLeaseFilledDuringTheNoticeWaitsForTheNoticedOneToEndAndCancelReleasesIt() throws Exception
+    {
+        final Path shared = dir.resolve("shared");
+        final Path ck = shared.resolve("counter");
+        Files.createDirectories(ck);
+        final GpuxClient owner2 = connect(E2e.account(admin, "owner2", Role.OWNER, 0), new Recorder("owner2"));
+        final OwnerAgent first = E2e.workloadAgent(owner, "RUN-2", "m1", dir, new WorkloadSupervisorContext()
+            .stateDir(dir.resolve("state-1")).runtime(new ProcessRuntime(null, agentLog::add)).allowCheckpointPath(shared),
+            agentLog::add, closeables);
+        final OwnerAgent second = E2e.workloadAgent(owner2, "RUN-2", "m2", dir, new WorkloadSupervisorContext()
+            .stateDir(dir.resolve("state-2")).runtime(new ProcessRuntime(null, agentLog::add)).allowCheckpointPath(shared),
+            agentLog::add, closeables);
+        second.reclaim();
+        first.start();
+        second.start();
+        E2e.await("the first machine's ask is posted", () -> first.askOrderId() != 0);
+
+        final JobFile job = new JobFileParser().parse("job.yaml", "name: long\n"
+            + "resources: {market: RUN-2, gpus: 1, maxPrice: 2}\n"
+            + "run: {runtime: process, command: '" + COUNTER.replace("'", "''").replace(" " + N + " ]", " 100000 ]") + "'}\n"
+            + "checkpoint: {dir: " + ck + "}\n", dir);
+        final ManagedJob managed = new ManagedJob(renter, job, new ManagedJob.Listener()
+        {
+            @Override
+            public void onLaunched(final int attempt, final long leaseId)
+            {
+                heard.add("launched " + attempt + " " + leaseId);
+            }
+
+            @Override
+            public void onStatus(final int attempt, final long leaseId, final WorkloadStatus status)
+            {
+                heard.add(attempt + " " + leaseId + " " + status.getState());
+            }
+
+            @Override
+            public void onLeaseEnded(final long leaseId, final io.gpux.proto.v1.EndReason reason)
+            {
+                heard.add("ended " + leaseId);
+            }
+        }).start();
+        awaitRunning(1);
+
+        // a higher bid takes the first machine; the second machine's ask fills the job's new bid during the grace
+        ok(bigger, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(1).setMarket("RUN-2").setGpus(1)
+            .setPrice(Prices.parse("5.0"))));
+        renterEvents.await("the notice", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.PREEMPT_NOTICE);
+        second.resume();
+        awaitRunning(2);
+        final List<AccountEvent> events = renterEvents.events();
+        final long lease1 = events.stream().filter(e -> e.getKindCase() == AccountEvent.KindCase.LEASE_STARTED)
+            .findFirst().orElseThrow().getLeaseStarted().getLeaseId();
+        final long lease2 = events.stream().filter(e -> e.getKindCase() == AccountEvent.KindCase.LEASE_STARTED)
+            .skip(1).findFirst().orElseThrow().getLeaseStarted().getLeaseId();
+        final int started2 = indexOf(events, AccountEvent.KindCase.LEASE_STARTED, lease2);
+        final int ended1 = indexOf(events, AccountEvent.KindCase.LEASE_ENDED, lease1);
+        assertTrue(started2 >= 0 && ended1 > started2, () -> "the second lease started before the first ended: "
+            + E2e.describe(events));
+        assertTrue(heard.indexOf("ended " + lease1) >= 0
+            && heard.indexOf("ended " + lease1) < heard.indexOf("launched 2 " + lease2), heard::toString);
+        assertFalse(Files.exists(ck.resolve("overlaps")), () -> "two attempts at once: " + read(ck.resolve("overlaps")));
+
+        // Ctrl-C's path: the bid is cancelled and the lease released
+        managed.cancel();
+        final ManagedJob.Report report = managed.result().get(30, TimeUnit.SECONDS);
+        assertEquals(ManagedJob.Outcome.CANCELLED, report.outcome(), report.toString());
+        assertEquals(1, report.interruptions(), report.toString());
+        final AccountEvent ended2 = renterEvents.await("the release", TIMEOUT,
+            e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED && e.getLeaseEnded().getLeaseId() == lease2);
+        assertEquals(io.gpux.proto.v1.EndReason.RELEASED, ended2.getLeaseEnded().getReason());
+    }
+
+    private static int indexOf(final List<AccountEvent> events, final AccountEvent.KindCase kind, final long lease)
+    {
+        for (int i = 0; i < events.size(); i++)
+        {
+            final AccountEvent e = events.get(i);
+            if (e.getKindCase() == kind && (kind == AccountEvent.KindCase.LEASE_STARTED ? e.getLeaseStarted().getLeaseId()
+                : e.getLeaseEnded().getLeaseId()) == lease)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     // ------------------------------------------------------------------------------------------
 
     private void awaitRunning(final int attempt)
