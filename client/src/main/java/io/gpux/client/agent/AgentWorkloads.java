@@ -229,7 +229,12 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
         Path checkpoint = null;
         if (!launch.getSpec().getCheckpointDir().isEmpty())
         {
-            checkpoint = supervisorContext.stateDir().resolve("checkpoints").resolve(launch.getSpec().getCheckpointDir());
+            checkpoint = checkpointDir(launch.getSpec().getCheckpointDir());
+            if (checkpoint == null)
+            {
+                report(leaseId, WorkloadStatus.failed(checkpointRefusal(launch.getSpec().getCheckpointDir())));
+                return;
+            }
             try
             {
                 Files.createDirectories(checkpoint);
@@ -244,6 +249,43 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
             Math.max(1, launch.getSpec().getAttempt()), checkpoint);
         // a launch sent again (a new session) finds the workload running: say so, the exchange may have missed it
         report(leaseId, status);
+    }
+
+    /**
+     * Where a launch's checkpoint is on this machine: a name is {@code STATE_DIR/checkpoints/NAME}; an
+     * absolute path is itself when it lies under a prefix the owner allows; null when it is neither.
+     */
+    Path checkpointDir(final String wire)
+    {
+        if (wire.startsWith("/"))
+        {
+            final Path path = Path.of(wire).normalize();
+            for (final Path prefix : supervisorContext.checkpointPathPrefixes())
+            {
+                if (path.startsWith(prefix) && !path.equals(prefix))
+                {
+                    return path;
+                }
+            }
+            return null;
+        }
+        if (wire.contains("/") || wire.equals(".") || wire.equals(".."))
+        {
+            return null;
+        }
+        return supervisorContext.stateDir().resolve("checkpoints").resolve(wire);
+    }
+
+    String checkpointRefusal(final String wire)
+    {
+        if (!wire.startsWith("/"))
+        {
+            return "checkpoint name '" + wire + "' must be a plain name or an absolute path";
+        }
+        final List<Path> prefixes = supervisorContext.checkpointPathPrefixes();
+        return "checkpoint path " + wire + " is not allowed on this machine ("
+            + (prefixes.isEmpty() ? "it allows none" : "it allows paths under " + prefixes.stream().map(Path::toString)
+            .collect(java.util.stream.Collectors.joining(", "))) + ")";
     }
 
     private void poll()

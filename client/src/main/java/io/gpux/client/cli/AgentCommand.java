@@ -111,6 +111,11 @@ public final class AgentCommand extends ClientCommand
         description = "process runtime: run workloads as this unprivileged user (the agent must run as root)")
     String runAs;
 
+    @Option(names = "--allow-checkpoint-path", paramLabel = "DIR",
+        description = "a directory (absolute, e.g. shared storage) under which a job may name its own checkpoint path "
+            + "(repeatable; none: such jobs fail)")
+    List<Path> checkpointPaths = new ArrayList<>();
+
     @Option(names = "--docker", paramLabel = "PATH", defaultValue = "docker",
         description = "docker runtime: the docker executable (default ${DEFAULT-VALUE})")
     String docker;
@@ -241,6 +246,14 @@ public final class AgentCommand extends ClientCommand
             case "docker" -> context.runtime(new DockerRuntime(new DockerConfig(docker, machineName, allowedImages, memory,
                 cpus, pidsLimit)));
             default -> throw CliException.usage("--runtime must be process or docker, not '" + runtime + "'");
+        }
+        for (final Path prefix : checkpointPaths)
+        {
+            if (!prefix.isAbsolute())
+            {
+                throw CliException.usage("--allow-checkpoint-path must be an absolute directory, not '" + prefix + "'");
+            }
+            context.allowCheckpointPath(prefix);
         }
         return context;
     }

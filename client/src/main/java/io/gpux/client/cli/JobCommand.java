@@ -47,9 +47,9 @@ public final class JobCommand extends CommandGroup
             final JobFile job;
             try
             {
-                job = new JobFileParser().parse(file);
+                job = read(file);
             }
-            catch (final JobFileException ex)
+            catch (final CliException ex)
             {
                 spec.commandLine().getErr().println(spec.qualifiedName() + ": " + ex.getMessage());
                 return CliException.USAGE;
@@ -89,6 +89,19 @@ public final class JobCommand extends CommandGroup
             }
             out.flush();
             return 0;
+        }
+    }
+
+    /** Reads a job file; a bad one is a usage error with the parser's one line. */
+    static JobFile read(final Path file) throws CliException
+    {
+        try
+        {
+            return new JobFileParser().parse(file);
+        }
+        catch (final JobFileException ex)
+        {
+            throw CliException.usage(ex.getMessage());
         }
     }
 }

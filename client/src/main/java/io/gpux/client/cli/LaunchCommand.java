@@ -3,8 +3,6 @@ package io.gpux.client.cli;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.RequestFailedException;
 import io.gpux.client.workload.JobFile;
-import io.gpux.client.workload.JobFileException;
-import io.gpux.client.workload.JobFileParser;
 import io.gpux.client.workload.WorkloadSpecs;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
@@ -38,19 +36,11 @@ public final class LaunchCommand extends ClientCommand
         {
             throw CliException.usage("--attempt must be 1 or more");
         }
-        final JobFile job;
-        try
-        {
-            job = new JobFileParser().parse(file);
-        }
-        catch (final JobFileException ex)
-        {
-            throw CliException.usage(ex.getMessage());
-        }
+        final JobFile job = JobCommand.read(file);
         try (GpuxClient client = connect(null))
         {
             final Response r = client.launch(leaseId,
-                WorkloadSpecs.toProto(job.workload(), job.checkpoint() == null ? null : job.name(), attempt), timeout());
+                WorkloadSpecs.toProto(job.workload(), job.checkpointOnWire(), attempt), timeout());
             if (r.getReason() != Reason.REASON_OK)
             {
                 throw new RequestFailedException(r);

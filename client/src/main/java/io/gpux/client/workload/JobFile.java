@@ -45,10 +45,31 @@ public record JobFile(String name, Resources resources, WorkloadSpec workload, C
     /**
      * The checkpoint directory a workload writes and reads back on its next attempt.
      *
-     * @param dir   the directory, relative to the job file's directory unless absolute.
-     * @param maxMb the most it may hold, in MB.
+     * @param dir    the directory, relative to the job file's directory unless absolute.
+     * @param maxMb  the most it may hold, in MB.
+     * @param shared true when the job file named it by absolute path: storage the workload reaches
+     *               itself (shared storage), used as it is on every machine.
      */
-    public record Checkpoint(Path dir, int maxMb)
+    public record Checkpoint(Path dir, int maxMb, boolean shared)
     {
+        /** A checkpoint the agent keeps on its machine under the job's name. */
+        public Checkpoint(final Path dir, final int maxMb)
+        {
+            this(dir, maxMb, false);
+        }
+    }
+
+    /**
+     * What a launch names as its checkpoint: the absolute path when the job file gave one (storage the
+     * workload reaches itself, passed through by an agent that allows it), else the job's name (a
+     * directory the agent keeps on its machine); null when the job has no checkpoint.
+     */
+    public String checkpointOnWire()
+    {
+        if (checkpoint == null)
+        {
+            return null;
+        }
+        return checkpoint.shared() ? checkpoint.dir().toString() : name;
     }
 }

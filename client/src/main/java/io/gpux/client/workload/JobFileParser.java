@@ -361,7 +361,8 @@ public final class JobFileParser
             final int maxMb = maxMbNode == null
                 ? DEFAULT_CHECKPOINT_MB : integer(maxMbNode, "checkpoint.maxMb", 1, MAX_CHECKPOINT_MB);
             final Path path = Path.of(dir);
-            return new JobFile.Checkpoint(path.isAbsolute() || base == null ? path : base.resolve(path).normalize(), maxMb);
+            return path.isAbsolute() ? new JobFile.Checkpoint(path.normalize(), maxMb, true)
+                : new JobFile.Checkpoint(base == null ? path : base.resolve(path).normalize(), maxMb);
         }
 
         private Map<String, YamlNode> map(final YamlNode node, final String path, final Set<String> known)

@@ -583,6 +583,56 @@ class GpuxCliTest
             + agent.out + agent.err);
     }
 
+    @Test
+    void aRenterRunsAJobToTheEndAndAFailingJobGivesUp() throws Exception
+    {
+        final String owner = account("rowan", "OWNER", null);
+        final String renter = account("rhea", "RENTER", "1000");
+        ok(cli("admin", "market", "create", "RUN-CLI", "--grace", "500ms", "--key-file", adminKey));
+        final Background agent = new Background("agent", "--nvidia-smi", fakeNvidiaSmi(dir), "--market", "RUN-CLI",
+            "--name", "run-node", "--interval", "100ms", "--reserve", "1", "--runtime", "process", "--state-dir",
+            dir.resolve("rowan-agent").toString(), "--run-for", "12s", "--key-file", owner);
+        final Path job = Files.writeString(dir.resolve("run.yaml"), """
+            name: three
+            resources: {market: RUN-CLI, gpus: 1, maxPrice: 1.5}
+            run: {runtime: process, command: 'for i in 1 2 3; do echo "count $i of attempt $GPUX_ATTEMPT"; sleep 0.3; done'}
+            """);
+
+        Run run = ok(cli("run", job.toString(), "--log-interval", "100ms", "--key-file", renter));
+        final String out = run.out();
+        assertTrue(out.startsWith("running three: 1 GPU(s) of RUN-CLI up to 1.5000/GPU-h; Ctrl-C cancels\n"), out);
+        final long lease = Long.parseLong(out.replaceAll("(?s).*attempt 1 launched on lease (\\d+)\n.*", "$1"));
+        assertTrue(out.contains("attempt 1 on lease " + lease + ": RUNNING\n"), out);
+        assertTrue(out.contains("| count 1 of attempt 1\n") || out.contains("| count 2 of attempt 1\n"), out);
+        assertTrue(out.contains("attempt 1 on lease " + lease + ": EXITED 0\n"), out);
+        assertTrue(out.contains("succeeded: the workload exited 0\n1 attempt(s), 0 failed, 0 interrupted; "), out);
+        assertTrue(out.contains("\n  attempt 1 on lease " + lease + ": running "), out);
+        assertTrue(out.contains("lease " + lease + " ended: RELEASED\n"), "released at once: " + out);
+
+        final Path failing = Files.writeString(dir.resolve("fail.yaml"), """
+            name: fails
+            resources: {market: RUN-CLI, gpus: 1, maxPrice: 1.5}
+            run: {runtime: process, command: 'echo broken; exit 3'}
+            maxFailures: 1
+            """);
+        run = cli("run", failing.toString(), "--json", "--log-interval", "0", "--key-file", renter);
+        assertEquals(1, run.status(), run.toString());
+        final Map<String, Object> report = run.last();
+        assertEquals("report", report.get("type"), run.toString());
+        assertEquals("gave up", report.get("outcome"));
+        assertEquals("2 attempts failed (maxFailures 1); the last exited 3", report.get("reason"));
+        assertEquals(2L, report.get("failures"));
+        assertEquals(2, ((List<?>)report.get("attempts")).size(), run.toString());
+        assertTrue(run.json().stream().filter(l -> "launched".equals(l.get("type"))).map(l -> l.get("attempt")).toList()
+            .equals(List.of(1L, 2L)), run.toString());
+
+        usageError("resources.gpus: must be 1 to 1024, got 0", "run",
+            Files.writeString(dir.resolve("bad-run.yaml"), Files.readString(job).replace("gpus: 1", "gpus: 0")).toString(),
+            "--key-file", renter);
+        assertEquals(0, agent.status.get(1, TimeUnit.MINUTES), () -> "the agent stops at the end of --run-for: "
+            + agent.out + agent.err);
+    }
+
     /** Polls until the supplier gives a value (not null), up to twice the timeout. */
     private static <T> T poll(final String what, final java.util.function.Supplier<T> value) throws InterruptedException
     {

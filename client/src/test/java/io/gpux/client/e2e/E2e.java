@@ -1,6 +1,12 @@
 package io.gpux.client.e2e;
 
 import io.gpux.client.GpuxClient;
+import io.gpux.client.Prices;
+import io.gpux.client.agent.AgentWorkloads;
+import io.gpux.client.agent.NvidiaSmi;
+import io.gpux.client.agent.OwnerAgent;
+import io.gpux.client.agent.OwnerAgentContext;
+import io.gpux.client.agent.workload.WorkloadSupervisorContext;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.CreateAccount;
 import io.gpux.proto.v1.CreateKey;
@@ -65,6 +71,41 @@ final class E2e
             throw ex;
         }
         return client;
+    }
+
+    /** A connected client that reconnects within 50 to 200 ms and ignores its own errors, added to {@code opened}. */
+    static GpuxClient connectQuick(final int port, final Key key, final Recorder recorder, final List<AutoCloseable> opened)
+        throws IOException, InterruptedException
+    {
+        final GpuxClient client = connect(port, key, recorder,
+            c -> c.reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200)).errorHandler(t -> { }));
+        opened.add(client);
+        return client;
+    }
+
+    /**
+     * An owner agent of machine m1 on the fake nvidia-smi (written into {@code dir}), asking at 1.0 in
+     * {@code market}, beating every 200 ms, running workloads with the supervisor settings (null: none);
+     * added to {@code opened}, not started.
+     */
+    static OwnerAgent workloadAgent(final GpuxClient owner, final String market, final Path dir,
+        final WorkloadSupervisorContext workloads, final Consumer<String> log, final List<AutoCloseable> opened)
+        throws IOException
+    {
+        return workloadAgent(owner, market, "m1", dir, workloads, log, opened);
+    }
+
+    /** {@link #workloadAgent(GpuxClient, String, Path, WorkloadSupervisorContext, Consumer, List)} of another machine. */
+    static OwnerAgent workloadAgent(final GpuxClient owner, final String market, final String machine, final Path dir,
+        final WorkloadSupervisorContext workloads, final Consumer<String> log, final List<AutoCloseable> opened)
+        throws IOException
+    {
+        final OwnerAgent agent = new OwnerAgent(new OwnerAgentContext().client(owner).machineName(machine).market(market)
+            .reservePrice(Prices.parse("1.0")).nvidiaSmi(new NvidiaSmi(FakeNvidiaSmi.write(dir).toString(), TIMEOUT))
+            .heartbeatInterval(Duration.ofMillis(200)).requestTimeout(Duration.ofSeconds(10))
+            .workloads(new AgentWorkloads(owner, workloads, 100, log)));
+        opened.add(agent);
+        return agent;
     }
 
     static GpuxClient connect(final int port, final Key key, final Recorder recorder) throws IOException, InterruptedException

@@ -4,9 +4,7 @@ import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.Prices;
 import io.gpux.client.agent.AgentWorkloads;
-import io.gpux.client.agent.NvidiaSmi;
 import io.gpux.client.agent.OwnerAgent;
-import io.gpux.client.agent.OwnerAgentContext;
 import io.gpux.client.agent.workload.ProcessRuntime;
 import io.gpux.client.agent.workload.WorkloadSupervisorContext;
 import io.gpux.client.workload.WorkloadSpec;
@@ -32,7 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +49,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class WorkloadEndToEndTest
 {
-    private static final Duration INTERVAL = Duration.ofMillis(200);
     private static final String MARKET = "WL-1";
     /** A job that runs until SIGTERM, then prints the notice file and exits 0. */
     private static final String TRAP_TERM =
@@ -188,20 +184,12 @@ class WorkloadEndToEndTest
 
     private GpuxClient connect(final E2e.Key key, final Recorder recorder) throws Exception
     {
-        final GpuxClient client = E2e.connect(server.port(), key, recorder,
-            c -> c.reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200)).errorHandler(t -> { }));
-        closeables.add(client);
-        return client;
+        return E2e.connectQuick(server.port(), key, recorder, closeables);
     }
 
     private OwnerAgent agent(final WorkloadSupervisorContext workloads) throws Exception
     {
-        final OwnerAgent agent = new OwnerAgent(new OwnerAgentContext().client(owner).machineName("m1").market(MARKET)
-            .reservePrice(Prices.parse("1.0")).nvidiaSmi(new NvidiaSmi(FakeNvidiaSmi.write(dir).toString(), TIMEOUT))
-            .heartbeatInterval(INTERVAL).requestTimeout(Duration.ofSeconds(10))
-            .workloads(new AgentWorkloads(owner, workloads, 100, agentLog::add)));
-        closeables.add(agent);
-        return agent;
+        return E2e.workloadAgent(owner, MARKET, dir, workloads, agentLog::add, closeables);
     }
 
     /** The renter takes one GPU at the reserve; the lease id. */

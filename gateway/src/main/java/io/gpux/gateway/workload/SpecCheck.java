@@ -13,6 +13,8 @@ final class SpecCheck
 {
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     private static final Pattern CHECKPOINT = Pattern.compile("[A-Za-z0-9._-]{0,128}");
+    /** An absolute path of printable characters, no {@code .} or {@code ..} segment, no empty segment. */
+    private static final Pattern CHECKPOINT_PATH = Pattern.compile("(/(?!\\.\\.?(/|$))[\\x21-\\x7e&&[^/]]{1,255}){1,64}");
 
     private SpecCheck()
     {
@@ -71,9 +73,17 @@ final class SpecCheck
             }
         }
         final String checkpoint = spec.getCheckpointDir();
-        if (!CHECKPOINT.matcher(checkpoint).matches() || checkpoint.equals(".") || checkpoint.equals(".."))
+        if (checkpoint.startsWith("/"))
         {
-            return "checkpoint_dir must be a name of up to 128 of A-Z a-z 0-9 . _ -";
+            if (checkpoint.length() > 1024 || !CHECKPOINT_PATH.matcher(checkpoint).matches())
+            {
+                return "checkpoint_dir path must be absolute, up to 1024 printable characters without spaces, "
+                    + "with no empty, . or .. part";
+            }
+        }
+        else if (!CHECKPOINT.matcher(checkpoint).matches() || checkpoint.equals(".") || checkpoint.equals(".."))
+        {
+            return "checkpoint_dir must be a name of up to 128 of A-Z a-z 0-9 . _ - or an absolute path";
         }
         return null;
     }

@@ -24,6 +24,7 @@ public final class WorkloadSupervisorContext
     private WorkloadListener listener = (leaseId, status) -> { };
     private WorkloadSignal noticeSignal = WorkloadSignal.TERM;
     private long pollIntervalMs = DEFAULT_POLL_INTERVAL_MS;
+    private final List<Path> checkpointPathPrefixes = new ArrayList<>();
 
     /** The agent's state directory: the state file and one directory per lease. */
     public Path stateDir()
@@ -113,6 +114,26 @@ public final class WorkloadSupervisorContext
     public WorkloadSupervisorContext pollIntervalMs(final long pollIntervalMs)
     {
         this.pollIntervalMs = pollIntervalMs;
+        return this;
+    }
+
+    /**
+     * The absolute directories under which a launch may name its own checkpoint path (shared storage
+     * the workload reaches itself); none by default, so such a launch fails.
+     */
+    public List<Path> checkpointPathPrefixes()
+    {
+        return checkpointPathPrefixes;
+    }
+
+    /** Allows launches to name a checkpoint path under {@code prefix} (absolute); see {@link #checkpointPathPrefixes()}. */
+    public WorkloadSupervisorContext allowCheckpointPath(final Path prefix)
+    {
+        if (!prefix.isAbsolute())
+        {
+            throw new IllegalArgumentException("a checkpoint path prefix must be absolute, got " + prefix);
+        }
+        checkpointPathPrefixes.add(prefix.normalize());
         return this;
     }
 
