@@ -97,11 +97,11 @@ final class ProcessGroups
     /** Kills every process of the group and waits until none is left. */
     static void kill(final long pgid, final long minStartTicks) throws WorkloadException
     {
-        final long deadline = System.currentTimeMillis() + KILL_TIMEOUT_MS;
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(KILL_TIMEOUT_MS);
         while (!members(pgid, minStartTicks).isEmpty())
         {
             signal(pgid, minStartTicks, WorkloadSignal.KILL);
-            if (System.currentTimeMillis() > deadline)
+            if (System.nanoTime() - deadline > 0)
             {
                 throw new WorkloadException("process group " + pgid + " is still there " + KILL_TIMEOUT_MS
                     + " ms after SIGKILL");

@@ -153,8 +153,8 @@ public final class ProcessRuntime implements WorkloadRuntime
     public void stop(final WorkloadHandle handle, final int graceSeconds) throws WorkloadException
     {
         signal(handle, WorkloadSignal.TERM);
-        final long deadline = System.currentTimeMillis() + graceSeconds * 1000L;
-        while (System.currentTimeMillis() < deadline && !ProcessGroups.members(handle.pid(), handle.startTicks()).isEmpty())
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(graceSeconds);
+        while (System.nanoTime() - deadline < 0 && !ProcessGroups.members(handle.pid(), handle.startTicks()).isEmpty())
         {
             ProcessGroups.pause(GRACE_POLL_MS);
         }
@@ -189,7 +189,7 @@ public final class ProcessRuntime implements WorkloadRuntime
      */
     private static long awaitOwnGroup(final Process process, final long leaseId) throws WorkloadException
     {
-        final long deadline = System.currentTimeMillis() + OWN_GROUP_TIMEOUT_MS;
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(OWN_GROUP_TIMEOUT_MS);
         while (process.isAlive())
         {
             final ProcessGroups.Stat stat = ProcessGroups.stat(process.pid());
@@ -197,7 +197,7 @@ public final class ProcessRuntime implements WorkloadRuntime
             {
                 return stat.startTicks();
             }
-            if (System.currentTimeMillis() > deadline)
+            if (System.nanoTime() - deadline > 0)
             {
                 process.destroyForcibly();
                 throw new WorkloadException("the workload of lease " + leaseId + " did not get its own process group within "

@@ -15,10 +15,10 @@ final class Await
 
     static void until(final String what, final BooleanSupplier condition) throws InterruptedException
     {
-        final long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
         while (!condition.getAsBoolean())
         {
-            if (System.currentTimeMillis() > deadline)
+            if (System.nanoTime() - deadline > 0)
             {
                 fail("not within " + TIMEOUT_MS + " ms: " + what);
             }
