@@ -13,10 +13,10 @@ import io.gpux.engine.lease.Lease;
 
 /**
  * Builds each event in a flyweight of its type, reused for every event of that type, and hands it to the sink,
- * numbering them. Each method below sets every field of its type (SCENARIO-FORMAT.md's output table), so a
- * flyweight never carries anything but the fields of the last event of its own type: nothing to clear between events
- * ({@code EmitterTest} checks every pair of types), where one flyweight for all types had to clear its 35 fields
- * before each event.
+ * numbering them. Each method below sets every field of its type (the output table of docs/market-rules.md,
+ * section 15), so a flyweight never carries anything but the fields of the last event of its own type: nothing to
+ * clear between events ({@code EmitterTest} checks every pair of types), where one flyweight for all types would
+ * clear its 35 fields before each event.
  */
 final class Emitter
 {

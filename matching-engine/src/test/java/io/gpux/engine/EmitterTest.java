@@ -36,9 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every event carries nothing but its own type's fields (SCENARIO-FORMAT.md's output table), whatever
- * came before it: a guard for the emitter's methods, and for any cheaper way of resetting the reused
- * event between events.
+ * Every event carries nothing but its own type's fields (the output table of docs/market-rules.md,
+ * section 15), whatever came before it: a guard for the emitter's methods, and for any cheaper way of
+ * resetting the reused event between events.
  */
 class EmitterTest
 {
