@@ -141,6 +141,7 @@ public final class DemoRun
             NioIoHandler.newFactory());
         final List<GpuxClient> clients = new ArrayList<>();
         KillInfo kill = null;
+        WorkloadLane lane = null;
         long journalBytes = -1;
         RunOutcome outcome;
         try
@@ -157,7 +158,7 @@ public final class DemoRun
             err.printf("gpux demo: accounts ready after %.1f s; logging %d clients in%n",
                 (System.currentTimeMillis() - wall0) / 1000.0, everyone.size());
             connectAll(everyone);
-            final WorkloadLane lane = o.workloadJobs() <= 0 ? null
+            lane = o.workloadJobs() <= 0 ? null
                 : new WorkloadLane(WorkloadLane.Settings.defaults(o.workloadJobs(), work.resolve("workloads")),
                     laneClients(admin, group, exchange.port(), population, clients), clock, err);
             final long open = waitForOpen(clock);
@@ -359,6 +360,10 @@ public final class DemoRun
         }
         finally
         {
+            if (lane != null)
+            {
+                lane.close();
+            }
             for (final GpuxClient c : clients)
             {
                 c.close();

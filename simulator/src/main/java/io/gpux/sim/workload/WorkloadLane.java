@@ -53,7 +53,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * interrupted at least once, its machine's owner reclaims the machine once the job's attempt has counted
  * {@code reclaimAfterSteps} steps, and offers it again when that lease has ended.
  */
-public final class WorkloadLane
+public final class WorkloadLane implements AutoCloseable
 {
     /** The region of the lane's machines, and the only one its jobs accept. */
     public static final String REGION = "lane";
@@ -234,6 +234,17 @@ public final class WorkloadLane
             r.awaitCurrent(System.nanoTime() + TimeUnit.SECONDS.toNanos(15));
         }
         thread.shutdownNow();
+        final WorkloadFigures f = figures();
+        if (f.readinessSamples == 0 || f.outcomes().containsKey("GAVE_UP"))
+        {
+            final List<String> last = lastLog();
+            err.println("gpux demo: the workload lane's jobs " + (f.readinessSamples == 0 ? "never ran" : "gave up")
+                + "; the agents' last messages:");
+            for (final String line : last.subList(Math.max(0, last.size() - 10), last.size()))
+            {
+                err.println("  " + line);
+            }
+        }
         for (final OwnerAgent a : agents)
         {
             a.stop();
@@ -288,6 +299,17 @@ public final class WorkloadLane
             feeSum += f;
         }
         return new Money(RENTER_DEPOSIT * renters.size(), balances, feeSum, answered, nonNegative, nothingOpen);
+    }
+
+    /** Stops what {@link #finish} has not: the agents at once (their workloads end with their leases). */
+    @Override
+    public void close()
+    {
+        thread.shutdownNow();
+        for (final OwnerAgent a : agents)
+        {
+            a.close();
+        }
     }
 
     /** The agents' and workloads' last messages, for a run that went wrong. */
