@@ -239,7 +239,8 @@ public final class WorkloadLane implements AutoCloseable
         {
             final List<String> last = lastLog();
             err.println("gpux demo: the workload lane's jobs " + (f.readinessSamples == 0 ? "never ran" : "gave up")
-                + "; the agents' last messages:");
+                + (last.isEmpty() ? "; the agents started no workload (the market gave the lane no time)"
+                : "; the agents' last messages:"));
             for (final String line : last.subList(Math.max(0, last.size() - 10), last.size()))
             {
                 err.println("  " + line);
