@@ -239,7 +239,7 @@ public final class WorkloadLane implements AutoCloseable
         {
             final List<String> last = lastLog();
             err.println("gpux demo: the workload lane's jobs " + (f.readinessSamples == 0 ? "never ran" : "gave up")
-                + (last.isEmpty() ? "; the agents started no workload (the market gave the lane no time)"
+                + (last.isEmpty() ? "; the agents started no workload and reported no problem"
                 : "; the agents' last messages:"));
             for (final String line : last.subList(Math.max(0, last.size() - 10), last.size()))
             {
