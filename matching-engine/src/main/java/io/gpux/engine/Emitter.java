@@ -147,7 +147,9 @@ final class Emitter
         e.leaseId = lease.id;
         e.noticeReason = reason;
         e.effectiveMs = effectiveMs;
+        // the renter in accountId, as before the owner got notices too, so that older journals route alike
         e.accountId = lease.renter.id;
+        e.ownerId = lease.owner.id;
         emit(e);
     }
 
