@@ -95,12 +95,7 @@ class MachineLedgerTest
     @Test
     void aPreemptedLeasesGpusGoToItsWaitingLeaseAndTheRestBackToTheAsk()
     {
-        ledger.machine(MACHINE, 2);
-        ledger.onPortfolio(portfolio(2));
-        ledger.placing(ASK, 2, 10_000);
-        ledger.accepted(ASK);
-        event(fill(ASK, 1, 2, 0));
-        event(started(1, 2));
+        leaseTheWholeMachine(2);
         assertEquals(0, ledger.view().askOpenGpus());
 
         // a bid for 1 GPU preempts lease 1 whole: lease 2 waits for one of its GPUs
@@ -119,12 +114,7 @@ class MachineLedgerTest
     @Test
     void aWaitingLeaseReleasedBeforeItsVictimEndsLeavesTheVictimsGpusToTheAsk()
     {
-        ledger.machine(MACHINE, 1);
-        ledger.onPortfolio(portfolio(1));
-        ledger.placing(ASK, 1, 10_000);
-        ledger.accepted(ASK);
-        event(fill(ASK, 1, 1, 0));
-        event(started(1, 1));
+        leaseTheWholeMachine(1);
         event(notice(1, 30_000));
         event(fill(ASK, 2, 1, 1));
 
@@ -137,12 +127,7 @@ class MachineLedgerTest
     @Test
     void aReclaimedLeasesGpusStayIdleAndACancelledAskIsGone()
     {
-        ledger.machine(MACHINE, 1);
-        ledger.onPortfolio(portfolio(1));
-        ledger.placing(ASK, 1, 10_000);
-        ledger.accepted(ASK);
-        event(fill(ASK, 1, 1, 0));
-        event(started(1, 1));
+        leaseTheWholeMachine(1);
 
         event(AccountEvent.newBuilder().setCancelled(Cancelled.newBuilder().setOrderId(ASK)
             .setReason(CancelReason.OWNER_RECLAIM)));
@@ -155,10 +140,7 @@ class MachineLedgerTest
     @Test
     void aLoginMakesItStaleAndAnotherMachineIdEmptiesIt()
     {
-        ledger.machine(MACHINE, 1);
-        ledger.onPortfolio(portfolio(1));
-        ledger.placing(ASK, 1, 10_000);
-        ledger.accepted(ASK);
+        askFor(1);
         ledger.stale();
         assertFalse(ledger.view().current());
         assertEquals(ASK, ledger.askOrderId(), "kept until the next portfolio says otherwise");
@@ -168,6 +150,23 @@ class MachineLedgerTest
     }
 
     // ------------------------------------------------------------------------------------------
+
+    /** A machine of {@code gpus} GPUs, read from a portfolio, and the agent's ask of them all at 1.0000. */
+    private void askFor(final int gpus)
+    {
+        ledger.machine(MACHINE, gpus);
+        ledger.onPortfolio(portfolio(gpus));
+        ledger.placing(ASK, gpus, 10_000);
+        ledger.accepted(ASK);
+    }
+
+    /** {@link #askFor} and lease 1, which took every GPU from the ask and started. */
+    private void leaseTheWholeMachine(final int gpus)
+    {
+        askFor(gpus);
+        event(fill(ASK, 1, gpus, 0));
+        event(started(1, gpus));
+    }
 
     private static Portfolio portfolio(final int gpus)
     {
