@@ -77,7 +77,7 @@ import org.agrona.concurrent.NanoClock;
  * {@code PreemptNotice} of its leases, so a workload ({@link OwnerAgentContext#workloads}) gets its
  * notice file and signal the moment the notice arrives, whatever the interval. A PlaceAsk or Replace
  * refused in a way that says the picture is wrong (an unknown order, capacity the machine does not
- * have) makes the next interval read the portfolio again.
+ * have), or a request left unanswered, makes the next interval read the portfolio again.
  *
  * <h2>Stopping</h2>
  * {@link #stop()} stops gracefully, so that no renter loses a lease without notice: each interval the
@@ -475,6 +475,11 @@ public final class OwnerAgent implements AutoCloseable
         catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
         {
             // disconnected, no answer in time, or a query refused (BUSY, RATE_LIMITED): next interval
+            if (ex instanceof TimeoutException)
+            {
+                // an order left unanswered may be on the book all the same: read what is
+                ledger.stale();
+            }
             if (stopping)
             {
                 if (!stopUnreachable)
