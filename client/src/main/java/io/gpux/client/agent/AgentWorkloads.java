@@ -102,9 +102,9 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
     // ---- from the owner agent's thread
 
     /**
-     * The agent's portfolio, read after its heartbeat: the first makes the supervisor (adopting the
-     * workloads of live leases an earlier run left, killing the others); each hands the notices of
-     * the machine's leases to their workloads.
+     * The agent's portfolio, read at its start and after every login: the first makes the supervisor
+     * (adopting the workloads of live leases an earlier run left, killing the others); each hands the
+     * notices of the machine's leases to their workloads (those not already told by the notice itself).
      */
     void onPortfolio(final long machine, final List<GpuInfo> gpus, final Portfolio portfolio)
     {
