@@ -598,7 +598,9 @@ public final class OwnerAgent implements AutoCloseable
         final Portfolio p = client.portfolio(timeout());
         if (!ledger.view().machineKnown())
         {
+            // the exchange lost the machine: register it again, then read again
             reregister = true;
+            ledger.stale();
             return 0;
         }
         if (ctx.workloads() != null)
