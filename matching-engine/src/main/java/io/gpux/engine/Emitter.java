@@ -147,7 +147,9 @@ final class Emitter
         e.leaseId = lease.id;
         e.noticeReason = reason;
         e.effectiveMs = effectiveMs;
+        // the renter in accountId, the owner in ownerId: a journaled notice without an owner routes to the renter alone
         e.accountId = lease.renter.id;
+        e.ownerId = lease.owner.id;
         emit(e);
     }
 

@@ -57,7 +57,8 @@ class EmitterTest
         FIELDS.put(EventType.TRADE, Set.of("marketId", "gpus", "price"));
         FIELDS.put(EventType.LEASE_STARTED, Set.of("leaseId", "renterId", "ownerId", "machineId", "marketId", "gpus",
             "price"));
-        FIELDS.put(EventType.PREEMPT_NOTICE, Set.of("leaseId", "noticeReason", "effectiveMs", "accountId"));
+        FIELDS.put(EventType.PREEMPT_NOTICE, Set.of("leaseId", "noticeReason", "effectiveMs", "accountId",
+            "ownerId"));
         FIELDS.put(EventType.LEASE_ENDED, Set.of("leaseId", "endReason", "cost", "fee", "renterId", "ownerId"));
         FIELDS.put(EventType.SETTLED, Set.of("leaseId", "charge", "fee", "period", "ms", "renterId", "ownerId"));
         FIELDS.put(EventType.BALANCE, Set.of("accountId", "balance", "available"));
