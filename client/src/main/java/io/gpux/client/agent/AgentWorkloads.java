@@ -125,6 +125,13 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
                 {
                     log.accept("workloads: adopted " + recovery.adopted() + ", killed " + recovery.killed());
                 }
+                // an adopted workload is this agent's to stop at its lease's end, and the exchange hears how it
+                // is now (it may have exited while no agent ran), whether or not its launch comes again
+                for (final long leaseId : recovery.adopted())
+                {
+                    launchedHere.put(leaseId, machine);
+                    report(leaseId, supervisor.status(leaseId));
+                }
             }
             for (final WorkloadLaunch launch : waiting)
             {
