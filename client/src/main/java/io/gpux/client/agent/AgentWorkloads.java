@@ -252,10 +252,15 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
                 return;
             }
         }
+        final boolean seenBefore = supervisor.status(leaseId) != null;
         final WorkloadStatus status = supervisor.onLeaseStarted(leaseId, launch.getGpus(), spec,
             Math.max(1, launch.getSpec().getAttempt()), checkpoint);
-        // a launch sent again (a new session) finds the workload running: say so, the exchange may have missed it
-        report(leaseId, status);
+        if (seenBefore)
+        {
+            // a launch sent again (a new session) finds the workload running: say so, the exchange may have missed it;
+            // a first start has reported each of its states already
+            report(leaseId, status);
+        }
     }
 
     /**
