@@ -132,6 +132,13 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
                 {
                     log.accept("workloads: adopted " + recovery.adopted() + ", killed " + recovery.killed());
                 }
+                // an adopted workload is this agent's to stop at its lease's end, and the exchange hears how it
+                // is now (it may have exited while no agent ran), whether or not its launch comes again
+                for (final long leaseId : recovery.adopted())
+                {
+                    launchedHere.put(leaseId, machine);
+                    report(leaseId, supervisor.status(leaseId));
+                }
             }
             for (final WorkloadLaunch launch : waiting)
             {
@@ -273,10 +280,15 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
                 return;
             }
         }
+        final boolean seenBefore = supervisor.status(leaseId) != null;
         final WorkloadStatus status = supervisor.onLeaseStarted(leaseId, launch.getGpus(), spec,
             Math.max(1, launch.getSpec().getAttempt()), checkpoint);
-        // a launch sent again (a new session) finds the workload running: say so, the exchange may have missed it
-        report(leaseId, status);
+        if (seenBefore)
+        {
+            // a launch sent again (a new session) finds the workload running: say so, the exchange may have missed it;
+            // a first start has reported each of its states already
+            report(leaseId, status);
+        }
         final PendingNotice early = earlyNotices.remove(leaseId);
         if (early != null)
         {

@@ -172,7 +172,7 @@ public final class AgentCommand extends ClientCommand
             .reservePrice(reserve).price(price).undercut(undercut).reclaimFile(reclaimFile).withdrawOnClose(withdrawOnExit);
         final CountDownLatch stopAsked = new CountDownLatch(1);
         final AtomicInteger status = new AtomicInteger();
-        try (GpuxClient client = connect(null))
+        try (GpuxClient client = newClient(null, ctx -> { }))
         {
             final Report report = new Report(stopAsked, status);
             settings.client(client).listener(report).stopMargin(Duration.ofMillis(stopMarginMs));
@@ -189,6 +189,9 @@ public final class AgentCommand extends ClientCommand
             settings.workloads(new AgentWorkloads(client, workloadSettings(settings.machineName(), workloadLog),
                 AgentWorkloads.DEFAULT_POLL_INTERVAL_MS, workloadLog));
             final OwnerAgent agent = new OwnerAgent(settings);
+            // logged in only now that the agent listens: the launches the exchange sends at the Login (the
+            // workloads of live leases, some perhaps launched while no agent ran) reach its workloads
+            open(client);
             final AtomicBoolean finished = new AtomicBoolean();
             final Runnable finish = () ->
             {

@@ -142,6 +142,15 @@ abstract class ClientCommand implements Callable<Integer>
     GpuxClient connect(final ClientListener listener, final Consumer<GpuxClient.Context> settings)
         throws CliException, IOException, InterruptedException
     {
+        return open(newClient(listener, settings));
+    }
+
+    /**
+     * A client of the connection options, not connected yet: for a caller that attaches its listeners
+     * before the Login, so that nothing the exchange sends at the Login is missed; then {@link #open}.
+     */
+    GpuxClient newClient(final ClientListener listener, final Consumer<GpuxClient.Context> settings) throws CliException
+    {
         final Credentials key = Credentials.resolve(connection.keyFile, env());
         final TlsChoice tls = TlsChoice.resolve(connection, env());
         if (connection.port < 1 || connection.port > 65_535)
@@ -172,6 +181,12 @@ abstract class ClientCommand implements Callable<Integer>
             // the settings' checks: a malformed fingerprint, an unreadable CA file
             throw CliException.usage(ex.getMessage());
         }
+        return client;
+    }
+
+    /** Connects and logs in a client of {@link #newClient}; closes it if that fails. */
+    GpuxClient open(final GpuxClient client) throws CliException, IOException, InterruptedException
+    {
         try
         {
             client.connect();
