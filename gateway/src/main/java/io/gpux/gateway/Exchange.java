@@ -11,6 +11,8 @@ import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.codec.FrameEncoder;
 import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.directory.MachineTelemetry;
+import io.gpux.gateway.offers.OfferQueries;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
@@ -18,7 +20,6 @@ import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.gateway.tls.ServerTls;
 import io.gpux.gateway.workload.WorkloadRelay;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
@@ -466,7 +467,7 @@ public final class Exchange implements AutoCloseable
     final EpochClock clock;
     final EpochClock authClock;
     final Directory directory = new Directory();
-    final Map<Long, List<GpuTelemetry>> telemetry = new ConcurrentHashMap<>();
+    final Map<Long, MachineTelemetry> telemetry = new ConcurrentHashMap<>();
     final Map<Long, Long> pendingKeys = new ConcurrentHashMap<>();
     final Authenticator authenticator;
     final LoginThrottle loginThrottle;
@@ -474,6 +475,7 @@ public final class Exchange implements AutoCloseable
     final ExchangePipeline pipeline;
     final Egress egress;
     final Queries queries;
+    final OfferQueries offers;
     final WorkloadRelay workloads;
     /** The egress's own thread, or null when it runs on the shared loop. */
     private final AgentRunner egressRunner;
@@ -544,6 +546,7 @@ public final class Exchange implements AutoCloseable
                 egress.put(new Egress.MarketUpdate(marketId, update)));
             queries = new Queries(directory, marketData, telemetry);
             queries.egress(egress);
+            offers = new OfferQueries(directory, telemetry);
             final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
                 .dataDir(ctx.dataDir)
                 .durability(ctx.durability)

@@ -47,6 +47,7 @@ public final class Directory
     private final ConcurrentHashMap<String, MachineEntry> machinesByName = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, MachineEntry> machinesById = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Long> keys = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, String> names = new ConcurrentHashMap<>();
     private final AtomicLong nextMarketId = new AtomicLong(1);
     private final AtomicLong nextAccountId = new AtomicLong(1);
     private final AtomicLong nextMachineId = new AtomicLong(1);
@@ -261,6 +262,24 @@ public final class Directory
     }
 
     // ---- regions and interconnects
+
+    /** Remembers a region or interconnect name that a machine was registered with, so that its id reads as the name. */
+    public void rememberName(final String name)
+    {
+        if (name != null && !name.isEmpty())
+        {
+            names.putIfAbsent(nameId(name), name);
+        }
+    }
+
+    /**
+     * The region or interconnect name of an id: empty for 0, {@code "?"} for a name no machine has been
+     * registered with since the gateway started (the engine keeps only the id).
+     */
+    public String nameOf(final long id)
+    {
+        return id == 0 ? "" : names.getOrDefault(id, "?");
+    }
 
     /** A stable, positive id for a region or interconnect name (0 for none): 63 bits of FNV-1a. */
     public static long nameId(final String name)
