@@ -640,10 +640,10 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.UNKNOWN_MARKET, r.getMarket());
             return;
         }
-        exchange.directory.rememberName(r.getRegion());
-        exchange.directory.rememberName(r.getInterconnect());
         final boolean[] created = new boolean[1];
         final Directory.MachineEntry machine = exchange.directory.machineFor(session.accountId, r.getName(), m.id(), created);
+        exchange.directory.rememberName(r.getRegion(), created[0]);
+        exchange.directory.rememberName(r.getInterconnect(), created[0]);
         if (!created[0])
         {
             ctx.write(Envelope.newBuilder().setRequestId(rid).setResponse(
