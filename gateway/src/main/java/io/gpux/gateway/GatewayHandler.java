@@ -809,7 +809,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         return true;
     }
 
-    /** An offer search: checked here, the offers copied on the core thread, searched and encoded back on this event loop. */
+    /** An offer search: checked here, answered from the offer board on this event loop, never through the core's ring. */
     private void offers(final ChannelHandlerContext ctx, final long rid, final OffersRequest r)
     {
         final Directory.MarketEntry m = r.getMarket().isEmpty() ? null : exchange.directory.market(r.getMarket());
@@ -825,9 +825,13 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.INVALID_REQUEST, problem[0]);
             return;
         }
+        if (exchange.pipeline.failed())
+        {
+            reply(ctx, rid, Reason.UNAVAILABLE, exchange.pipeline.refusal());
+            return;
+        }
         final long sessionId = session.id;
-        query(ctx, rid, exchange.offers.search(search, rid, ctx.executor(),
-            answer -> exchange.egress.put(new Egress.Direct(sessionId, answer))));
+        exchange.offers.search(search, rid, ctx.executor(), answer -> exchange.egress.put(new Egress.Direct(sessionId, answer)));
     }
 
     private void query(final ChannelHandlerContext ctx, final long rid, final io.gpux.engine.pipeline.Query query)

@@ -269,7 +269,7 @@ class MarketSearchCliTest
             final Offers none = c.offers(OffersRequest.newBuilder().setMarket("OFF-TEST").setMinGpus(1_000).build(), TIMEOUT);
             assertEquals(0, none.getOffersCount());
             assertEquals(0, none.getMatched());
-            assertEquals(now.get(), none.getTimeMs(), "the exchange's time of the copy");
+            assertTrue(none.getTimeMs() >= START && none.getTimeMs() <= now.get(), "the exchange's time of the copy");
         }
     }
 

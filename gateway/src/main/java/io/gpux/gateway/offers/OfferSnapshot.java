@@ -11,8 +11,8 @@ import java.util.List;
 import org.agrona.collections.Long2LongHashMap;
 
 /**
- * The machines of the exchange that have GPUs for rent, copied out of the engine in one pass between
- * two commands, so that the search, the sort and the encoding run on another thread. Only online
+ * The machines of the exchange that have GPUs for rent, copied out of the engine in one pass after a
+ * batch (for the {@link OfferBoard}), so that searches, sorts and encodings run on other threads. Only online
  * machines of markets that are not halted, with at least one open ask holding free GPUs, are rows;
  * every machine counts towards its owner's machine count.
  */
