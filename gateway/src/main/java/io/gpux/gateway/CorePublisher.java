@@ -15,8 +15,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * The gateway's hook on the exchange core, called on the core thread: fills the directory once the
  * engine has recovered, passes command completions (with the command's reject reason, if any) to
- * the egress, derives market data and the offer board after every batch and then wakes the egress. Events themselves reach the egress through
- * the event journal, not through here.
+ * the egress, derives market data and the offer board after every batch and then wakes the egress.
+ * Events themselves reach the egress through the event journal, not through here.
  */
 final class CorePublisher implements EventPublisher
 {
