@@ -484,6 +484,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
                 listeners.onMarkets(requestId, envelope.getMarkets());
                 completeWaiter(requestId, envelope.getMarkets());
             }
+            case OFFERS -> completeWaiter(requestId, envelope.getOffers());
             case BOOK_SNAPSHOT -> listeners.onBookSnapshot(envelope.getBookSnapshot());
             case BOOK_UPDATE -> listeners.onBookUpdate(envelope.getBookUpdate());
             case TRADE -> listeners.onTrade(envelope.getTrade());

@@ -28,6 +28,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         BidCommand.class, AskCommand.class, CancelCommand.class, ReplaceCommand.class, ReleaseCommand.class, QuoteCommand.class, BookCommand.class,
         LeasesCommand.class, WatchCommand.class, AgentCommand.class, AdminCommand.class, JobCommand.class,
         LaunchCommand.class, StatusCommand.class, LogsCommand.class, RunCommand.class,
+        OffersCommand.class, StatementCommand.class,
         CommandLine.HelpCommand.class})
 public final class GpuxCli implements Callable<Integer>
 {
