@@ -323,7 +323,8 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
             .setKeyId(ctx.keyId())
             .setTimestampMs(now)
             .setNonce(ByteString.copyFrom(nonce))
-            .setSignature(ByteString.copyFrom(LoginSigner.sign(ctx.secret(), ctx.keyId(), now, nonce)))
+            .setSignature(ctx.isMarketData() ? ByteString.EMPTY
+                : ByteString.copyFrom(LoginSigner.sign(ctx.secret(), ctx.keyId(), now, nonce)))
             .setCancelOnDisconnect(ctx.cancelOnDisconnect())
             .setClientName(ctx.clientName());
         if (loginLastSeq >= 0)
@@ -484,6 +485,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
                 listeners.onMarkets(requestId, envelope.getMarkets());
                 completeWaiter(requestId, envelope.getMarkets());
             }
+            case HISTORY -> completeWaiter(requestId, envelope.getHistory());
             case BOOK_SNAPSHOT -> listeners.onBookSnapshot(envelope.getBookSnapshot());
             case BOOK_UPDATE -> listeners.onBookUpdate(envelope.getBookUpdate());
             case TRADE -> listeners.onTrade(envelope.getTrade());
