@@ -38,7 +38,7 @@ public final class BookCommand extends ClientCommand
             throw CliException.usage("--depth must be at least 1, got " + depth);
         }
         final StreamListener stream = new StreamListener(false, market);
-        try (GpuxClient client = connect(stream))
+        try (GpuxClient client = connectForMarketData(stream))
         {
             final MarketDirectory markets = MarketDirectory.fetch(client, timeout());
             final long subscription = client.subscribe(markets.resolve(market));

@@ -139,10 +139,25 @@ abstract class ClientCommand implements Callable<Integer>
         return connect(listener, ctx -> { });
     }
 
+    /**
+     * Connects with the key if one is given (--key-file, or GPUX_KEY_ID and GPUX_SECRET), else as a
+     * market-data session, which needs no key and may only read market data.
+     */
+    GpuxClient connectForMarketData(final ClientListener listener) throws CliException, IOException, InterruptedException
+    {
+        return connect(listener, ctx -> { }, !Credentials.given(connection.keyFile, env()));
+    }
+
     GpuxClient connect(final ClientListener listener, final Consumer<GpuxClient.Context> settings)
         throws CliException, IOException, InterruptedException
     {
-        final Credentials key = Credentials.resolve(connection.keyFile, env());
+        return connect(listener, settings, false);
+    }
+
+    private GpuxClient connect(final ClientListener listener, final Consumer<GpuxClient.Context> settings,
+        final boolean marketData) throws CliException, IOException, InterruptedException
+    {
+        final Credentials key = marketData ? null : Credentials.resolve(connection.keyFile, env());
         final TlsChoice tls = TlsChoice.resolve(connection, env());
         if (connection.port < 1 || connection.port > 65_535)
         {
@@ -152,16 +167,22 @@ abstract class ClientCommand implements Callable<Integer>
         final GpuxClient.Context ctx = new GpuxClient.Context()
             .host(connection.host)
             .port(connection.port)
-            .keyId(key.keyId())
-            .secretHex(key.secretHex())
             .listener(listener)
             .clientName("gpux-cli")
             .connectTimeout(timeout())
             .loginTimeout(timeout())
             .errorHandler(t -> err.println(name() + ": " + t));
+        if (key == null)
+        {
+            ctx.marketData();
+        }
+        else
+        {
+            ctx.keyId(key.keyId()).secretHex(key.secretHex());
+            warmUpLogin(key);
+        }
         tls.applyTo(ctx);
         settings.accept(ctx);
-        warmUpLogin(key);
         final GpuxClient client;
         try
         {
