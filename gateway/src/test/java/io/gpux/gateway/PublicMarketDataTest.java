@@ -210,6 +210,35 @@ class PublicMarketDataTest
         }
     }
 
+    @Test
+    void aMarketDataSessionIsRateLimitedLikeAnyOther() throws Exception
+    {
+        exchange = Exchange.start(new Exchange.Context().dataDir(dir).port(0).bind("127.0.0.1").ratePerSecond(1).rateBurst(3)
+            .heartbeatIntervalMs(5_000).log(line -> { }));
+        try (RawConnection c = marketDataLogin())
+        {
+            final List<Envelope.Builder> burst = new ArrayList<>();
+            for (int i = 0; i < 10; i++)
+            {
+                burst.add(Envelope.newBuilder().setMarketsRequest(MarketsRequest.getDefaultInstance()));
+            }
+            c.requests(burst);
+            int limited = 0;
+            // the refusals are written at once, the answers once the core has read the markets: in any order
+            for (int i = 0; i < burst.size(); i++)
+            {
+                final Envelope e = c.readNonHeartbeat();
+                assertNotNull(e, "closed");
+                if (e.getBodyCase() == Envelope.BodyCase.RESPONSE)
+                {
+                    assertEquals(Reason.RATE_LIMITED, e.getResponse().getReason(), e::toString);
+                    limited++;
+                }
+            }
+            assertTrue(limited >= 5, "a burst of 3, then 1 a second: " + limited + " of 10 limited");
+        }
+    }
+
     private static void assertRefused(final RawConnection c, final Envelope.Builder request, final Reason reason) throws IOException
     {
         final Envelope e = c.responseTo(c.request(request));

@@ -5,6 +5,9 @@ import io.gpux.proto.v1.CandleInterval;
 import io.gpux.proto.v1.History;
 import org.agrona.collections.Long2ObjectHashMap;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+
 /**
  * The exchange's price history: per market, OHLC candles of each {@link Interval} and the last trade,
  * built from the trades of the event journal. One thread owns it (the egress's, which reads every
@@ -74,7 +77,7 @@ public final class PriceHistory
         Ring(final long ms)
         {
             this.ms = ms;
-            java.util.Arrays.fill(start, Long.MIN_VALUE);
+            Arrays.fill(start, Long.MIN_VALUE);
         }
 
         void add(final long timeMs, final long price, final int gpus)
@@ -205,7 +208,7 @@ public final class PriceHistory
         }
         // the newest first, then reversed: the answer keeps the newest candles of a range too long for it
         final long lastBegins = Math.floorDiv(last, ring.ms) * ring.ms;
-        final java.util.ArrayList<Candle> newestFirst = new java.util.ArrayList<>();
+        final ArrayList<Candle> newestFirst = new ArrayList<>();
         for (long begins = lastBegins; begins >= first && begins >= oldestKept; begins -= ring.ms)
         {
             final int i = ring.slot(begins);
