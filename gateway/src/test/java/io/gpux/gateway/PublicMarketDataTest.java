@@ -53,9 +53,15 @@ class PublicMarketDataTest
     private final AtomicLong now = new AtomicLong(T0);
     private Exchange exchange;
 
+    /** The thread layout under test: the core and the egress on the event loop (the default) or their own threads. */
+    boolean sharedLoop()
+    {
+        return true;
+    }
+
     private Exchange start(final int maxMarketDataSessions) throws Exception
     {
-        return Exchange.start(new Exchange.Context().dataDir(dir).port(0).bind("127.0.0.1").clock(now::get)
+        return Exchange.start(new Exchange.Context().dataDir(dir).port(0).bind("127.0.0.1").clock(now::get).sharedLoop(sharedLoop())
             .heartbeatIntervalMs(5_000).loginTimeoutMs(5_000).maxMarketDataSessions(maxMarketDataSessions).log(line -> { }));
     }
 
@@ -214,7 +220,7 @@ class PublicMarketDataTest
     void aMarketDataSessionIsRateLimitedLikeAnyOther() throws Exception
     {
         exchange = Exchange.start(new Exchange.Context().dataDir(dir).port(0).bind("127.0.0.1").ratePerSecond(1).rateBurst(3)
-            .heartbeatIntervalMs(5_000).log(line -> { }));
+            .sharedLoop(sharedLoop()).heartbeatIntervalMs(5_000).log(line -> { }));
         try (RawConnection c = marketDataLogin())
         {
             final List<Envelope.Builder> burst = new ArrayList<>();
