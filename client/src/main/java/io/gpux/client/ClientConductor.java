@@ -485,7 +485,11 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
                 listeners.onMarkets(requestId, envelope.getMarkets());
                 completeWaiter(requestId, envelope.getMarkets());
             }
-            case HISTORY -> completeWaiter(requestId, envelope.getHistory());
+            case HISTORY ->
+            {
+                listeners.onHistory(requestId, envelope.getHistory());
+                completeWaiter(requestId, envelope.getHistory());
+            }
             case BOOK_SNAPSHOT -> listeners.onBookSnapshot(envelope.getBookSnapshot());
             case BOOK_UPDATE -> listeners.onBookUpdate(envelope.getBookUpdate());
             case TRADE -> listeners.onTrade(envelope.getTrade());

@@ -496,6 +496,12 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         return send(Envelope.newBuilder().setMarketsRequest(MarketsRequest.getDefaultInstance()));
     }
 
+    /** A market's candles of one interval; the answer is {@code onHistory} (or a refusal, {@code onResponse}). */
+    public long history(final HistoryRequest request)
+    {
+        return send(Envelope.newBuilder().setHistoryRequest(request));
+    }
+
     /** A book snapshot then updates, and trades, of a market; renewed after every reconnect. */
     public long subscribe(final String market)
     {

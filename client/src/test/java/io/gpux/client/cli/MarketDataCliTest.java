@@ -4,11 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.Prices;
 import io.gpux.client.cli.GpuxCliTest.Run;
 import io.gpux.gateway.Exchange;
+import io.gpux.proto.v1.CandleInterval;
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.History;
+import io.gpux.proto.v1.HistoryRequest;
 import io.gpux.proto.v1.MachineHeartbeat;
 import io.gpux.proto.v1.PlaceAsk;
 import io.gpux.proto.v1.PlaceBid;
@@ -174,6 +178,31 @@ class MarketDataCliTest
         assertTrue(Pattern.compile("(?m)^ask +9\\.0000 +2\nbid +1\\.0000 +1$").matcher(run.out()).find(), run.toString());
         // commands that act for an account still need its key
         usage(cli("leases"), "no credentials");
+
+        // the library's market-data login, its blocking and its listener's history alike
+        final Map<Long, History> heard = new java.util.concurrent.ConcurrentHashMap<>();
+        try (GpuxClient anonymous = new GpuxClient(new GpuxClient.Context().port(exchange.port()).marketData()
+            .listener(new ClientListener()
+            {
+                @Override
+                public void onHistory(final long requestId, final History history)
+                {
+                    heard.put(requestId, history);
+                }
+            })))
+        {
+            anonymous.connect();
+            final HistoryRequest hours = HistoryRequest.newBuilder().setMarket(MARKET).setInterval(CandleInterval.INTERVAL_1H).build();
+            final History blocking = anonymous.history(hours, TIMEOUT);
+            assertEquals(3, blocking.getCandlesCount(), blocking.toString());
+            final long asked = anonymous.history(hours);
+            final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (!heard.containsKey(asked) && System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(10);
+            }
+            assertEquals(blocking, heard.get(asked), "the listener's answer to request " + asked);
+        }
 
         // a restart keeps the history
         exchange.close();
