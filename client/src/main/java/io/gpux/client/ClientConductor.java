@@ -490,6 +490,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
                 listeners.onHistory(requestId, envelope.getHistory());
                 completeWaiter(requestId, envelope.getHistory());
             }
+            case OFFERS -> completeWaiter(requestId, envelope.getOffers());
             case BOOK_SNAPSHOT -> listeners.onBookSnapshot(envelope.getBookSnapshot());
             case BOOK_UPDATE -> listeners.onBookUpdate(envelope.getBookUpdate());
             case TRADE -> listeners.onTrade(envelope.getTrade());

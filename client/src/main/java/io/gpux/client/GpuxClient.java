@@ -592,6 +592,13 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         return request(Envelope.newBuilder().setHistoryRequest(request), History.class, timeout);
     }
 
+    /** The machines with GPUs for rent now that pass the request's filters, sorted as it asks (docs/protocol.md, "Offers"). */
+    public io.gpux.proto.v1.Offers offers(final io.gpux.proto.v1.OffersRequest request, final Duration timeout)
+        throws IOException, InterruptedException, TimeoutException
+    {
+        return request(Envelope.newBuilder().setOffersRequest(request), io.gpux.proto.v1.Offers.class, timeout);
+    }
+
     // ------------------------------------------------------------------------------------------
     // Workloads (docs/protocol.md, "Workloads")
 

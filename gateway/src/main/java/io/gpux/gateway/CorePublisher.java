@@ -8,19 +8,21 @@ import io.gpux.engine.pipeline.EventPublisher;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
+import io.gpux.gateway.offers.OfferBoard;
 
 import java.util.concurrent.CountDownLatch;
 
 /**
  * The gateway's hook on the exchange core, called on the core thread: fills the directory once the
  * engine has recovered, passes command completions (with the command's reject reason, if any) to
- * the egress, derives market data after every batch and then wakes the egress. Events themselves reach the egress through
- * the event journal, not through here.
+ * the egress, derives market data and the offer board after every batch and then wakes the egress.
+ * Events themselves reach the egress through the event journal, not through here.
  */
 final class CorePublisher implements EventPublisher
 {
     private final Directory directory;
     private final MarketData marketData;
+    private final OfferBoard offers;
     private Egress egress;
     private final CountDownLatch recovered = new CountDownLatch(1);
     private long lastEventSeq;
@@ -30,10 +32,11 @@ final class CorePublisher implements EventPublisher
     private final Runnable wakeEgress;
 
     /** @param wakeEgress called after each batch: the egress has events to tail (cheap when it is awake). */
-    CorePublisher(final Directory directory, final MarketData marketData, final Runnable wakeEgress)
+    CorePublisher(final Directory directory, final MarketData marketData, final OfferBoard offers, final Runnable wakeEgress)
     {
         this.directory = directory;
         this.marketData = marketData;
+        this.offers = offers;
         this.wakeEgress = wakeEgress;
     }
 
@@ -52,6 +55,7 @@ final class CorePublisher implements EventPublisher
     {
         lastEventSeq = engine.eventSequence();
         directory.load(engine);
+        offers.onRecovered(engine);
         recovered.countDown();
     }
 
@@ -59,6 +63,7 @@ final class CorePublisher implements EventPublisher
     public void onEvent(final Event event)
     {
         lastEventSeq = event.sequence;
+        offers.onEvent(event.type);
         if (event.type == EventType.REJECTED)
         {
             rejectedCommandSeq = event.commandSequence;
@@ -83,6 +88,7 @@ final class CorePublisher implements EventPublisher
     public void onBatchApplied(final MatchingEngine engine)
     {
         marketData.onBatchApplied(engine);
+        offers.onBatchApplied(engine);
         wakeEgress.run();
     }
 }

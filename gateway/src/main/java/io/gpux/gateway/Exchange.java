@@ -11,6 +11,9 @@ import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.codec.FrameEncoder;
 import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.directory.MachineTelemetry;
+import io.gpux.gateway.offers.OfferBoard;
+import io.gpux.gateway.offers.OfferQueries;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
@@ -18,7 +21,6 @@ import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.gateway.tls.ServerTls;
 import io.gpux.gateway.workload.WorkloadRelay;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.GpuTelemetry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
@@ -473,6 +475,10 @@ public final class Exchange implements AutoCloseable
     /** At most one log line about failed and throttled logins in this time. */
     static final long LOGIN_LOG_INTERVAL_MS = 10_000;
 
+    /** The offer board is copied again at most this often after changes, and at least this often without. */
+    static final long OFFERS_MIN_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(20);
+    static final long OFFERS_MAX_AGE_NS = TimeUnit.SECONDS.toNanos(1);
+
     /** The name of the TLS handler in a connection's pipeline. */
     static final String TLS_HANDLER = "tls";
 
@@ -481,7 +487,7 @@ public final class Exchange implements AutoCloseable
     final EpochClock clock;
     final EpochClock authClock;
     final Directory directory = new Directory();
-    final Map<Long, List<GpuTelemetry>> telemetry = new ConcurrentHashMap<>();
+    final Map<Long, MachineTelemetry> telemetry = new ConcurrentHashMap<>();
     final Map<Long, Long> pendingKeys = new ConcurrentHashMap<>();
     final Authenticator authenticator;
     final LoginThrottle loginThrottle;
@@ -489,6 +495,7 @@ public final class Exchange implements AutoCloseable
     final ExchangePipeline pipeline;
     final Egress egress;
     final Queries queries;
+    final OfferQueries offers;
     final WorkloadRelay workloads;
     /** The egress's own thread, or null when it runs on the shared loop. */
     private final AgentRunner egressRunner;
@@ -559,6 +566,8 @@ public final class Exchange implements AutoCloseable
                 egress.put(new Egress.MarketUpdate(marketId, update)));
             queries = new Queries(directory, marketData, telemetry);
             queries.egress(egress);
+            final OfferBoard offerBoard = new OfferBoard(ctx.nanoClock, OFFERS_MIN_INTERVAL_NS, OFFERS_MAX_AGE_NS);
+            offers = new OfferQueries(directory, telemetry, offerBoard, ctx.clock);
             final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
                 .dataDir(ctx.dataDir)
                 .durability(ctx.durability)
@@ -571,14 +580,14 @@ public final class Exchange implements AutoCloseable
             final CorePublisher core;
             if (sharedLoop != null)
             {
-                core = new CorePublisher(directory, marketData, () -> { });
+                core = new CorePublisher(directory, marketData, offerBoard, () -> { });
                 pipelineContext.polled(sharedLoop::kick);
                 egress.wakeWith(sharedLoop::kick);
                 egressRunner = null;
             }
             else
             {
-                core = new CorePublisher(directory, marketData, egressIdle::wake);
+                core = new CorePublisher(directory, marketData, offerBoard, egressIdle::wake);
                 egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
             }
             core.egress(egress);

@@ -10,6 +10,8 @@ import io.gpux.gateway.codec.HotRequest;
 import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.codec.SymbolCache;
 import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.directory.MachineTelemetry;
+import io.gpux.gateway.offers.OfferSearch;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.egress.Frames;
 import io.gpux.gateway.session.RateLimiter;
@@ -18,6 +20,7 @@ import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.proto.v1.CreateAccount;
 import io.gpux.proto.v1.CreateMarket;
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.OffersRequest;
 import io.gpux.proto.v1.Login;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.RegisterMachine;
@@ -420,7 +423,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             case LOGIN:
                 fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "already logged in");
                 return;
-            case LOGIN_ACCEPTED, SESSION_ERROR, RESEND_COMPLETE, QUOTE_RESULT, PORTFOLIO, MARKETS, BOOK_SNAPSHOT,
+            case LOGIN_ACCEPTED, SESSION_ERROR, RESEND_COMPLETE, QUOTE_RESULT, PORTFOLIO, MARKETS, OFFERS, BOOK_SNAPSHOT,
                 BOOK_UPDATE, TRADE, RESPONSE, EVENT, WORKLOAD_LAUNCH, HISTORY, BODY_NOT_SET:
                 fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "not a request: " + env.getBodyCase());
                 return;
@@ -454,6 +457,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             case WORKLOAD_LOG -> exchange.workloads.log(session, rid, env.getWorkloadLog());
             case WORKLOAD_STATUS_REQUEST -> exchange.workloads.statusRequest(session, rid, env.getWorkloadStatusRequest());
             case MARKETS_REQUEST -> query(ctx, rid, exchange.queries.markets(session, rid));
+            case OFFERS_REQUEST -> offers(ctx, rid, env.getOffersRequest());
             case SUBSCRIBE ->
             {
                 final Directory.MarketEntry m = exchange.directory.market(env.getSubscribe().getMarket());
@@ -661,6 +665,8 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
         final boolean[] created = new boolean[1];
         final Directory.MachineEntry machine = exchange.directory.machineFor(session.accountId, r.getName(), m.id(), created);
+        exchange.directory.rememberName(r.getRegion(), created[0]);
+        exchange.directory.rememberName(r.getInterconnect(), created[0]);
         if (!created[0])
         {
             ctx.write(Envelope.newBuilder().setRequestId(rid).setResponse(
@@ -698,7 +704,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
         if (h.telemetry != null)
         {
-            exchange.telemetry.put(machine.id(), h.telemetry);
+            exchange.telemetry.put(machine.id(), new MachineTelemetry(exchange.clock.time(), h.telemetry));
         }
         stage(CommandType.HEARTBEAT);
         staged.machineId = machine.id();
@@ -824,6 +830,31 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             return false;
         }
         return true;
+    }
+
+    /** An offer search: checked here, answered from the offer board on this event loop, never through the core's ring. */
+    private void offers(final ChannelHandlerContext ctx, final long rid, final OffersRequest r)
+    {
+        final Directory.MarketEntry m = r.getMarket().isEmpty() ? null : exchange.directory.market(r.getMarket());
+        if (m == null && !r.getMarket().isEmpty())
+        {
+            reply(ctx, rid, Reason.UNKNOWN_MARKET, r.getMarket());
+            return;
+        }
+        final String[] problem = new String[1];
+        final OfferSearch search = OfferSearch.of(r, m == null ? 0 : m.id(), problem);
+        if (search == null)
+        {
+            reply(ctx, rid, Reason.INVALID_REQUEST, problem[0]);
+            return;
+        }
+        if (exchange.pipeline.failed())
+        {
+            reply(ctx, rid, Reason.UNAVAILABLE, exchange.pipeline.refusal());
+            return;
+        }
+        final long sessionId = session.id;
+        exchange.offers.search(search, rid, ctx.executor(), answer -> exchange.egress.put(new Egress.Direct(sessionId, answer)));
     }
 
     private void query(final ChannelHandlerContext ctx, final long rid, final io.gpux.engine.pipeline.Query query)

@@ -7,19 +7,20 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.TimeInForce;
 import io.gpux.engine.funds.Account;
+import io.gpux.engine.funds.Money;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.codec.HotRequest;
 import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.egress.ProtoMapping;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.GpuTelemetry;
 import io.gpux.proto.v1.HistoryRequest;
 import io.gpux.proto.v1.LeaseInfo;
 import io.gpux.proto.v1.LeaseState;
@@ -49,13 +50,13 @@ final class Queries
 {
     private final Directory directory;
     private final MarketData marketData;
-    private final Map<Long, List<GpuTelemetry>> telemetry;
+    private final Map<Long, MachineTelemetry> telemetry;
     private Egress egress;
     /** Core thread only. */
     private final Command scratch = new Command();
     private final Quote quote = new Quote();
 
-    Queries(final Directory directory, final MarketData marketData, final Map<Long, List<GpuTelemetry>> telemetry)
+    Queries(final Directory directory, final MarketData marketData, final Map<Long, MachineTelemetry> telemetry)
     {
         this.directory = directory;
         this.marketData = marketData;
@@ -118,15 +119,74 @@ final class Queries
                     .setMachineId(quote.preemptMachine[i]).setGpus(quote.preemptGpus[i])
                     .setLeasePrice(quote.preemptLeasePrice[i]));
             }
+            if (q.getDurationMs() > 0)
+            {
+                r.setTotal(total(quote, q.getGpus(), q.getPrice(), q.getDurationMs()));
+            }
+            reach(engine, m, c.regionId, q, r);
             answer(s, Envelope.newBuilder().setRequestId(rid).setQuoteResult(r));
         };
+    }
+
+    /** What the bid's GPUs would cost for {@code durationMs}: the fills at their prices, the rest at the bid's. */
+    static long total(final Quote quote, final int gpus, final long price, final long durationMs)
+    {
+        long total = 0;
+        int rest = gpus;
+        for (int i = 0; i < quote.fillCount; i++)
+        {
+            total = saturatedAdd(total, Money.cost(quote.fillGpus[i], quote.fillPrice[i], durationMs));
+            rest -= quote.fillGpus[i];
+        }
+        return saturatedAdd(total, Money.cost(Math.max(0, rest), price, durationMs));
+    }
+
+    private static long saturatedAdd(final long a, final long b)
+    {
+        final long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /**
+     * The market's machines the bid's region admits, their largest and their total GPUs, and the
+     * warning when they can never fill the bid whole.
+     */
+    private static void reach(final MatchingEngine engine, final Directory.MarketEntry m, final long regionId,
+        final QuoteRequest q, final QuoteResult.Builder r)
+    {
+        long largest = 0;
+        long all = 0;
+        for (final Machine machine : engine.machines())
+        {
+            if (machine.market.id == m.id() && (regionId == 0 || machine.regionId == regionId))
+            {
+                largest = Math.max(largest, machine.gpus);
+                all += machine.gpus;
+            }
+        }
+        r.setLargestMachineGpus((int)Math.min(largest, Integer.MAX_VALUE)).setMarketGpus((int)Math.min(all, Integer.MAX_VALUE));
+        final String where = m.symbol() + (q.getRegion().isEmpty() ? "" : " in region " + q.getRegion());
+        if (all == 0 && q.getGpus() > 0)
+        {
+            r.setWarning("no machine of " + where + " is registered: the bid cannot fill until one is");
+        }
+        else if (q.getGang() && q.getGpus() > largest)
+        {
+            r.setWarning("a gang of " + q.getGpus() + " GPUs is larger than any machine of " + where + " (the largest has "
+                + largest + "): it can never fill whole");
+        }
+        else if (q.getGpus() > all)
+        {
+            r.setWarning(q.getGpus() + " GPUs are more than all the machines of " + where + " have together (" + all
+                + "): it can never fill whole");
+        }
     }
 
     Query portfolio(final Session s, final long rid)
     {
         return engine ->
         {
-            final Portfolio.Builder p = Portfolio.newBuilder();
+            final Portfolio.Builder p = Portfolio.newBuilder().setTimeMs(engine.lastCommandTime());
             final Account account = engine.account(s.accountId);
             if (account != null)
             {
@@ -142,12 +202,7 @@ final class Queries
             {
                 if (lease.state != Lease.ENDED && (lease.renter.id == s.accountId || lease.owner.id == s.accountId))
                 {
-                    p.addLeases(LeaseInfo.newBuilder().setLeaseId(lease.id).setMarket(lease.market.name)
-                        .setMachineId(lease.machine.id).setGpus(lease.gpus).setPrice(lease.price)
-                        .setState(lease.state == Lease.PENDING ? LeaseState.PENDING :
-                            lease.notice != null ? LeaseState.PREEMPTING : LeaseState.ACTIVE)
-                        .setStartMs(lease.startMs).setNoticeEffectiveMs(lease.notice != null ? lease.effectiveMs : 0)
-                        .setRenter(lease.renter.id == s.accountId));
+                    p.addLeases(leaseInfo(lease, engine.lastCommandTime()).setRenter(lease.renter.id == s.accountId));
                 }
             }
             for (final Machine machine : engine.machines())
@@ -159,16 +214,43 @@ final class Queries
                         .setName(entry == null ? machine.name : entry.name()).setMarket(machine.market.name)
                         .setGpus(machine.gpus).setOnline(machine.online)
                         .setReliabilityPpm(machine.relDen == 0 ? 0 : machine.relNum * 1_000_000 / machine.relDen);
-                    final List<GpuTelemetry> t = telemetry.get(machine.id);
+                    final MachineTelemetry t = telemetry.get(machine.id);
                     if (t != null)
                     {
-                        m.addAllTelemetry(t);
+                        m.addAllTelemetry(t.gpus()).setTelemetryMs(t.receivedMs());
                     }
                     p.addMachines(m);
                 }
             }
             egress.put(new Egress.PortfolioAnswer(s, rid, p, engine.eventSequence()));
         };
+    }
+
+    /** A live lease at the engine's time {@code now}: its state, when it ends, its cost so far and what its hold has paid for. */
+    static LeaseInfo.Builder leaseInfo(final Lease lease, final long now)
+    {
+        final LeaseInfo.Builder info = LeaseInfo.newBuilder().setLeaseId(lease.id).setMarket(lease.market.name)
+            .setMachineId(lease.machine.id).setGpus(lease.gpus).setPrice(lease.price)
+            .setState(lease.state == Lease.PENDING ? LeaseState.PENDING :
+                lease.notice != null ? LeaseState.PREEMPTING : LeaseState.ACTIVE)
+            .setStartMs(lease.startMs).setNoticeEffectiveMs(lease.notice != null ? lease.effectiveMs : 0)
+            .setEndsMs(lease.notice != null ? lease.effectiveMs
+                : lease.maxDurationMs > 0 ? lease.startMs + lease.maxDurationMs : 0);
+        if (lease.state != Lease.ACTIVE)
+        {
+            return info;
+        }
+        long elapsed = Math.max(lease.settledMs, now - lease.startMs);
+        long paid = lease.settledMs + lease.market.prepayMs;
+        if (lease.maxDurationMs > 0)
+        {
+            elapsed = Math.min(elapsed, Math.max(lease.settledMs, lease.maxDurationMs));
+            paid = Math.min(paid, lease.maxDurationMs);
+        }
+        final long unsettled = Money.costBetween(lease.gpus, lease.price, lease.settledMs, elapsed);
+        return info.setCost(lease.totalCost + unsettled)
+            .setFee(lease.totalFee + Money.fee(unsettled, lease.market.feeBps))
+            .setPrepaidUntilMs(lease.startMs + paid);
     }
 
     /**

@@ -401,10 +401,15 @@ class AuthorizationProperties
     /** A portfolio without what changes by itself with time (a machine's online flag, reliability, telemetry). */
     private static Portfolio comparable(final Portfolio p)
     {
-        final Portfolio.Builder b = p.toBuilder().clearMachines();
+        // what moves with time alone: the read's time, the leases' costs so far, the machines' state
+        final Portfolio.Builder b = p.toBuilder().clearMachines().clearLeases().clearTimeMs();
+        for (final LeaseInfo l : p.getLeasesList())
+        {
+            b.addLeases(l.toBuilder().clearCost().clearFee());
+        }
         for (final MachineInfo m : p.getMachinesList())
         {
-            b.addMachines(m.toBuilder().clearOnline().clearReliabilityPpm().clearTelemetry());
+            b.addMachines(m.toBuilder().clearOnline().clearReliabilityPpm().clearTelemetry().clearTelemetryMs());
         }
         return b.build();
     }

@@ -13,10 +13,10 @@ import io.gpux.engine.lease.Lease;
 
 /**
  * Builds each event in a flyweight of its type, reused for every event of that type, and hands it to the sink,
- * numbering them. Each method below sets every field of its type (SCENARIO-FORMAT.md's output table), so a
- * flyweight never carries anything but the fields of the last event of its own type: nothing to clear between events
- * ({@code EmitterTest} checks every pair of types), where one flyweight for all types had to clear its 35 fields
- * before each event.
+ * numbering them. Each method below sets every field of its type (the output table of docs/market-rules.md,
+ * section 15), so a flyweight never carries anything but the fields of the last event of its own type: nothing to
+ * clear between events ({@code EmitterTest} checks every pair of types), where one flyweight for all types would
+ * clear its 35 fields before each event.
  */
 final class Emitter
 {
@@ -147,7 +147,9 @@ final class Emitter
         e.leaseId = lease.id;
         e.noticeReason = reason;
         e.effectiveMs = effectiveMs;
+        // the renter in accountId, the owner in ownerId: a journaled notice without an owner routes to the renter alone
         e.accountId = lease.renter.id;
+        e.ownerId = lease.owner.id;
         emit(e);
     }
 

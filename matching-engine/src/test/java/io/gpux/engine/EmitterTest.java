@@ -36,9 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every event carries nothing but its own type's fields (SCENARIO-FORMAT.md's output table), whatever
- * came before it: a guard for the emitter's methods, and for any cheaper way of resetting the reused
- * event between events.
+ * Every event carries nothing but its own type's fields (the output table of docs/market-rules.md,
+ * section 15), whatever came before it: a guard for the emitter's methods, and for any cheaper way of
+ * resetting the reused event between events.
  */
 class EmitterTest
 {
@@ -57,7 +57,8 @@ class EmitterTest
         FIELDS.put(EventType.TRADE, Set.of("marketId", "gpus", "price"));
         FIELDS.put(EventType.LEASE_STARTED, Set.of("leaseId", "renterId", "ownerId", "machineId", "marketId", "gpus",
             "price"));
-        FIELDS.put(EventType.PREEMPT_NOTICE, Set.of("leaseId", "noticeReason", "effectiveMs", "accountId"));
+        FIELDS.put(EventType.PREEMPT_NOTICE, Set.of("leaseId", "noticeReason", "effectiveMs", "accountId",
+            "ownerId"));
         FIELDS.put(EventType.LEASE_ENDED, Set.of("leaseId", "endReason", "cost", "fee", "renterId", "ownerId"));
         FIELDS.put(EventType.SETTLED, Set.of("leaseId", "charge", "fee", "period", "ms", "renterId", "ownerId"));
         FIELDS.put(EventType.BALANCE, Set.of("accountId", "balance", "available"));

@@ -46,7 +46,7 @@ class EngineRegressionTest
             """, ScenarioReplayer.replay(scenario));
     }
 
-    /** 6.7: a reclaim of an ask with a running lease gives the lease a notice (this used to throw). */
+    /** 6.7: a reclaim of an ask with a running lease gives the lease a notice, and does not throw. */
     @Test
     void reclaimOfAnAskWithALeaseGivesItANotice() throws Exception
     {

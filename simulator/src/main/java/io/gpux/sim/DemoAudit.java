@@ -1,5 +1,7 @@
 package io.gpux.sim;
 
+import io.gpux.sim.workload.WorkloadLane;
+
 import io.gpux.client.GpuxClient;
 import io.gpux.proto.v1.LeaseInfo;
 import io.gpux.proto.v1.LeaseState;
@@ -232,7 +234,7 @@ final class DemoAudit
     }
 
     void moneyChecks(final Map<String, Object> checks, final List<AgentRecords> records, final Map<Agent, Portfolio> finals,
-        final long deposits, final List<Agent> everyone)
+        final long deposits, final List<Agent> everyone, final WorkloadLane.Money lane)
     {
         long fees = 0;
         for (final AgentRecords r : records)
@@ -259,9 +261,20 @@ final class DemoAudit
             noLeases &= p.getLeasesCount() == 0 && p.getOrdersCount() == 0;
             checkPortfolio(a.name(), p);
         }
+        long allDeposits = deposits;
+        if (lane != null)
+        {
+            // the workload lane's accounts trade with everyone else: its money is in the same sums
+            allDeposits += lane.deposits();
+            balances += lane.balances();
+            fees += lane.fees();
+            allAnswered &= lane.allAnswered();
+            nonNegative &= lane.nonNegative();
+            noLeases &= lane.nothingOpen();
+        }
         checks.put("finalPortfoliosAnswered", allAnswered);
-        checks.put("moneyConserved", balances + fees == deposits);
-        checks.put("depositsMicros", deposits);
+        checks.put("moneyConserved", balances + fees == allDeposits);
+        checks.put("depositsMicros", allDeposits);
         checks.put("balancesMicros", balances);
         checks.put("feesMicros", fees);
         checks.put("noNegativeBalance", nonNegative);

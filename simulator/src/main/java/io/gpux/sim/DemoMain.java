@@ -45,19 +45,23 @@ public final class DemoMain implements Callable<Integer>
     @Option(names = "--keep-data", description = "keep the exchange's temporary data directory (journals) after the run")
     boolean keepData;
 
+    @Option(names = "--workloads", description = "jobs in the workload lane: real workloads run by owner agents (process "
+        + "runtime, recorded H200s), preempted and resumed; half keep a checkpoint; 0: none (default ${DEFAULT-VALUE})")
+    int workloads = DemoRun.DEFAULT_WORKLOAD_JOBS;
+
     @Override
     public Integer call() throws Exception
     {
-        if (duration <= 0 || agents < 3 || scale < 1)
+        if (duration <= 0 || agents < 3 || scale < 1 || workloads < 0 || workloads > 16)
         {
             throw new CommandLine.ParameterException(new CommandLine(this),
-                "--duration must be positive, --agents at least 3, --clock-scale at least 1");
+                "--duration must be positive, --agents at least 3, --clock-scale at least 1, --workloads 0 to 16");
         }
         final Path dir = out != null ? out
             : Files.isDirectory(Path.of("target")) ? Path.of("target", "demo-" + DemoRun.timestamp())
             : Files.createTempDirectory("gpux-demo-report-");
         final RunOutcome outcome = DemoRun.run(new DemoRun.Options(seed, agents, duration, killExchange, dir, scale, load,
-            failureAccel, reclaimsPerDay, keepData), System.err);
+            failureAccel, reclaimsPerDay, keepData, workloads), System.err);
         System.out.print(outcome.summary());
         System.out.flush();
         return outcome.ok() ? 0 : 1;

@@ -15,6 +15,8 @@ import io.gpux.sim.report.Analysis;
 import io.gpux.sim.report.Invariants;
 import io.gpux.sim.report.Json;
 import io.gpux.sim.report.Report;
+import io.gpux.sim.report.WorkloadFigures;
+import io.gpux.sim.workload.WorkloadLane;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -71,9 +73,14 @@ public final class DemoRun
      * @param scale           market time runs this many times faster than wall time.
      */
     public record Options(long seed, int agents, double durationSeconds, boolean killExchange, Path out, long scale,
-        double load, double failureAccel, double reclaimsPerDay, boolean keepData)
+        double load, double failureAccel, double reclaimsPerDay, boolean keepData, int workloadJobs)
     {
     }
+
+    /** The workload lane's jobs by default: one checkpointed, one not. */
+    public static final int DEFAULT_WORKLOAD_JOBS = 2;
+    /** After the market closes, how long the workload lane's running jobs may take to finish. */
+    static final Duration WORKLOAD_FINISH_WAIT = Duration.ofSeconds(5);
 
     /** What happened to the exchange when it was killed. */
     private static final class KillInfo
@@ -134,6 +141,7 @@ public final class DemoRun
             NioIoHandler.newFactory());
         final List<GpuxClient> clients = new ArrayList<>();
         KillInfo kill = null;
+        WorkloadLane lane = null;
         long journalBytes = -1;
         RunOutcome outcome;
         try
@@ -150,6 +158,9 @@ public final class DemoRun
             err.printf("gpux demo: accounts ready after %.1f s; logging %d clients in%n",
                 (System.currentTimeMillis() - wall0) / 1000.0, everyone.size());
             connectAll(everyone);
+            lane = o.workloadJobs() <= 0 ? null
+                : new WorkloadLane(WorkloadLane.Settings.defaults(o.workloadJobs(), work.resolve("workloads")),
+                    laneClients(admin, group, exchange.port(), population, clients), clock, err);
             final long open = waitForOpen(clock);
             final long setupSeconds = System.currentTimeMillis() - wall0;
             err.printf("gpux demo: %d clients logged in; market opens (set-up took %.1f s)%n", everyone.size(),
@@ -157,6 +168,10 @@ public final class DemoRun
             for (final Agent a : everyone)
             {
                 a.start();
+            }
+            if (lane != null)
+            {
+                lane.start();
             }
             final long runStartWall = System.currentTimeMillis();
             final long runEndWall = runStartWall + (long)(o.durationSeconds() * 1000);
@@ -191,6 +206,12 @@ public final class DemoRun
             progress.show(1.0, close, note);
             progress.done();
             final long runWallMs = System.currentTimeMillis() - runStartWall;
+            if (lane != null)
+            {
+                err.printf("gpux demo: the workload lane's jobs finish (at most %d s more), its agents stop%n",
+                    WORKLOAD_FINISH_WAIT.toSeconds());
+                lane.finish(WORKLOAD_FINISH_WAIT);
+            }
             err.println("gpux demo: winding down (asks withdrawn, leases released)");
             for (final Seller s : population.sellers())
             {
@@ -222,7 +243,13 @@ public final class DemoRun
             }
             final Analysis analysis = new Analysis(records, open, close);
             final Map<String, Object> checks = Invariants.fromRecords(records, analysis);
-            audit.moneyChecks(checks, records, finals, deposits, everyone);
+            final WorkloadFigures workloads = lane == null ? null : lane.figures();
+            audit.moneyChecks(checks, records, finals, deposits, everyone,
+                lane == null ? null : lane.money(Duration.ofSeconds(10)));
+            if (workloads != null)
+            {
+                checks.put("workloadCountsRight", workloads.countsRight);
+            }
             checks.put("lastSeqMatchesExchange", seqMismatches == 0);
             checks.put("midRunPortfolioChecks", audit.midRunChecks);
             if (!audit.leftovers.isEmpty())
@@ -289,7 +316,7 @@ public final class DemoRun
             }
             wall.put("reportDirectory", o.out().toAbsolutePath().toString());
             wall.put("exchangeWorkDirectory", work.toString());
-            final Report report = new Report(analysis, run, checks, exchangeSection, wall);
+            final Report report = new Report(analysis, run, checks, exchangeSection, wall).workloads(workloads);
             err.println("gpux demo: writing the report");
             final Path html = report.write(o.out());
             final boolean ok = Invariants.allHold(checks);
@@ -314,13 +341,17 @@ public final class DemoRun
                     Report.duration(rules.restartWindowMs()), rules.restartWindowMs() / (double)o.scale() / 1000.0,
                     Report.duration(rules.heartbeatTimeoutMs()), analysis.offlineHeartbeatLapse)));
             }
+            if (workloads != null)
+            {
+                extra.addAll(workloads.summaryLines());
+            }
             extra.add(Report.line("events", String.format(Locale.ROOT, "%,d account events on %d accounts, %s; every client's last "
                     + "seq equals the exchange's: %s", analysis.events, analysis.accounts,
                 analysis.seqBreaks == 0 ? "gap-free (none lost, none twice)" : analysis.seqBreaks + " GAPS",
                 checks.get("lastSeqMatchesExchange"))));
             extra.add(Report.line("money", String.format(Locale.ROOT, "%s: deposits $%s = balances $%s + exchange fees $%s; "
                     + "no negative balance: %s", Boolean.TRUE.equals(checks.get("moneyConserved")) ? "conserved" : "NOT CONSERVED",
-                io.gpux.client.Money.format(deposits), io.gpux.client.Money.format((Long)checks.get("balancesMicros")),
+                io.gpux.client.Money.format((Long)checks.get("depositsMicros")), io.gpux.client.Money.format((Long)checks.get("balancesMicros")),
                 io.gpux.client.Money.format((Long)checks.get("feesMicros")), checks.get("noNegativeBalance"))));
             extra.add(Report.line("checks", ok ? "all hold (GPUs never oversubscribed, every interruption noticed except machine "
                 + "offline, events gap-free, money conserved)" : "FAILED: " + failed(checks)));
@@ -329,6 +360,10 @@ public final class DemoRun
         }
         finally
         {
+            if (lane != null)
+            {
+                lane.close();
+            }
             for (final GpuxClient c : clients)
             {
                 c.close();
@@ -430,6 +465,37 @@ public final class DemoRun
             accesses.put(a, access);
         }
         return total;
+    }
+
+    /** The workload lane's accounts, keys and deposits, and their logged-in clients (in {@code clients} too). */
+    private List<GpuxClient> laneClients(final AdminSession admin, final EventLoopGroup group, final int port,
+        final Population population, final List<GpuxClient> clients) throws IOException, InterruptedException
+    {
+        final GpuxClient c = admin.client();
+        final List<WorkloadLane.Account> accounts = WorkloadLane.accounts(o.workloadJobs());
+        final List<LongSupplier> requests = new ArrayList<>();
+        for (final WorkloadLane.Account a : accounts)
+        {
+            requests.add(() -> c.createAccount(a.name(), a.role()));
+            requests.add(() -> c.createKey(a.name()));
+            if (a.deposit() > 0)
+            {
+                requests.add(() -> c.deposit(a.name(), a.deposit()));
+            }
+        }
+        final List<Response> answers = admin.all(requests, "workload lane set-up");
+        final List<GpuxClient> lane = new ArrayList<>();
+        int k = 0;
+        for (final WorkloadLane.Account a : accounts)
+        {
+            final Response key = answers.get(k + 1);
+            k += a.deposit() > 0 ? 3 : 2;
+            final GpuxClient client = new GpuxClient(context(port, key.getAssignedId(), key.getSecret(), group, a.name(), population));
+            clients.add(client);
+            client.connect();
+            lane.add(client);
+        }
+        return lane;
     }
 
     private void connectAll(final List<Agent> everyone) throws Exception

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpux.sim.report.Analysis;
 import io.gpux.sim.report.Json;
+import io.gpux.sim.report.WorkloadFigures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,7 +39,8 @@ class DemoRunTest
     {
         final Path out = dir.resolve("report");
         final RunOutcome outcome = DemoRun.run(new DemoRun.Options(7, 100, 10, false, out, DemoRun.DEFAULT_SCALE,
-            DemoRun.DEFAULT_LOAD, DemoRun.DEFAULT_FAILURE_ACCEL, DemoRun.DEFAULT_RECLAIMS_PER_DAY, false), System.err);
+            DemoRun.DEFAULT_LOAD, DemoRun.DEFAULT_FAILURE_ACCEL, DemoRun.DEFAULT_RECLAIMS_PER_DAY, false, DemoRun.DEFAULT_WORKLOAD_JOBS),
+            System.err);
         System.err.println(outcome.summary());
         final Map<String, Object> checks = outcome.checks();
         assertEquals(Boolean.TRUE, checks.get("moneyConserved"), "money conserved: " + checks);
@@ -78,5 +80,16 @@ class DemoRunTest
             assertTrue(json.containsKey(key), "report.json has " + key);
         }
         assertTrue(Files.readString(out.resolve("report.html")).contains("<img src=\"prices.png\""), "the HTML shows the charts");
+
+        // the workload lane: real workloads on owner agents, preempted and relaunched, the checkpointed job's count right
+        final WorkloadFigures w = outcome.report().workloads();
+        assertTrue(w.readinessSamples > 0 && w.readinessP50Ms >= 0, "workloads reached RUNNING, readiness measured: " + w.toJson());
+        assertTrue(w.relaunches >= 1 && w.interruptions >= 1, "a workload was relaunched after an interruption: " + w.toJson());
+        assertTrue(w.jobs.stream().anyMatch(j -> j.checkpointed() && "SUCCEEDED".equals(j.outcome()) && j.attempts().size() > 1
+            && j.finalCount() == j.target()), "a checkpointed job was interrupted and still counted to its end: " + w.toJson());
+        assertEquals(Boolean.TRUE, checks.get("workloadCountsRight"), "every job that succeeded counted to its end");
+        assertTrue(json.containsKey("workloads"), "report.json has the workloads");
+        assertTrue(Files.readString(out.resolve("report.html")).contains("<h2>Workloads</h2>"), "the HTML shows the workloads");
+        assertTrue(outcome.summary().contains("fill -> RUNNING at the renter: p50"), outcome.summary());
     }
 }

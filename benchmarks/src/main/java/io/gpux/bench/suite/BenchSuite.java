@@ -622,7 +622,7 @@ public final class BenchSuite
                     pp.put("count", p.get("count"));
                     report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC%s, %,d commands/s offered, " +
                         "from the publish", polled ? " polled" : "", rate), pp, "the same run, from the moment the command " +
-                        "was published to its first event: the load thread's own lateness excluded (issue 3's measure)"));
+                        "was published to its first event: the load thread's own lateness excluded"));
                 }
             }
         }

@@ -43,15 +43,15 @@ final class Handicaps
         report.handicaps.add("The collector moves the book ratio (the collectors section). gpux's engine runs as fast " +
             "with Parallel's plain card mark as with no barrier at all (Epsilon; Serial too, in the rounds where it is " +
             "not in a slower second mode), and about 12 % slower under " +
-            "G1: a stall on the first memory access of each command, which a build whose order moves store no " +
-            "reference (so run no G1 write barrier) did not remove; its cause is not found. gpux's rate under G1 also " +
+            "G1: a stall on the first memory access of each command, not the order moves' write barriers (a build " +
+            "whose moves store no reference is no faster); its cause is not known. gpux's rate under G1 also " +
             "changes from one JVM to the next (10.5-12.2 M flow commands/s on the synthetic flow in ten runs), so " +
             "take the G1 rows of one run as one draw. exchange-core's book runs " +
             "at its best when its garbage lands in a warm young generation (Serial, Parallel, G1's fast rounds) and " +
             "30-35 % slower when it lands in memory not used before (Epsilon, ZGC, G1's slow rounds). The server runs the JVM's " +
-            "default collector, G1 on a machine like this one: under ZGC the gateway's round trip was slower on the " +
-            "2-core machine the README quotes (p50 49-59 us against 28-35, p90 6-18 ms against 0.6-2.2, three runs " +
-            "each), so the G1 rows are the ones nearest the server.");
+            "default collector, G1 on a machine like this one: under ZGC the gateway's round trip is slower on the " +
+            "2-core machine the benchmarks README describes (p50 49-59 us against 28-35, p90 6-18 ms against 0.6-2.2, " +
+            "three runs each), so the G1 rows are the ones nearest the server.");
         report.handicaps.add("The books paired in one JVM: gpux's engine and exchange-core's book take turns on one thread, " +
             "so whatever slows the host for seconds slows both. exchange-core's garbage brings young collections about " +
             "once a second there (1-3 ms each), as the gateway's garbage does in ./gpux server; gpux's own JMH run has " +

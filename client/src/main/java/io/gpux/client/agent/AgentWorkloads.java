@@ -14,6 +14,7 @@ import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.LeaseEnded;
 import io.gpux.proto.v1.LeaseInfo;
 import io.gpux.proto.v1.LeaseState;
+import io.gpux.proto.v1.NoticeReason;
 import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.WorkloadEndpoint;
 import io.gpux.proto.v1.WorkloadLaunch;
@@ -43,13 +44,17 @@ import java.util.function.Consumer;
  *
  * <p>Without a runtime every launch is answered FAILED "this machine runs no workloads". The
  * supervisor is made once the agent has discovered its GPUs and registered ({@link #onPortfolio});
- * launches that come before wait for it. A lease's notice is taken from the machine's leases in the
- * agent's portfolio (state PREEMPTING), read each heartbeat interval.
+ * launches that come before wait for it. A lease's notice reaches its workload the moment the
+ * exchange's {@code PreemptNotice} does (the machine's owner gets each notice of its leases), with
+ * the notice's effective time; the notices given while the agent was not running are taken from the
+ * machine's leases in the portfolio it reads at its start and after every login (state PREEMPTING).
  */
 public final class AgentWorkloads implements ClientListener, WorkloadListener, AutoCloseable
 {
     /** The launch answer of a machine without a runtime. */
     public static final String NO_RUNTIME = "this machine runs no workloads";
+    /** The notice's reason when the portfolio, not the notice itself, told of it. */
+    static final String EARLY_END = "the lease ends early: it was preempted or reclaimed";
     /** How often the agent checks its workloads for their end, by default. */
     public static final long DEFAULT_POLL_INTERVAL_MS = 200;
 
@@ -62,6 +67,8 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
     private long machineId;
     private final List<WorkloadLaunch> waiting = new ArrayList<>();
     private final Set<Long> noticed = new HashSet<>();
+    /** Notices of the account's leases whose workloads have not been launched here (yet): lease to notice. */
+    private final Map<Long, PendingNotice> earlyNotices = new HashMap<>();
     private final Map<Long, Long> launchedHere = new HashMap<>();
 
     /**
@@ -95,9 +102,9 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
     // ---- from the owner agent's thread
 
     /**
-     * The agent's portfolio, read after its heartbeat: the first makes the supervisor (adopting the
-     * workloads of live leases an earlier run left, killing the others); each hands the notices of
-     * the machine's leases to their workloads.
+     * The agent's portfolio, read at its start and after every login: the first makes the supervisor
+     * (adopting the workloads of live leases an earlier run left, killing the others); each hands the
+     * notices of the machine's leases to their workloads (those not already told by the notice itself).
      */
     void onPortfolio(final long machine, final List<GpuInfo> gpus, final Portfolio portfolio)
     {
@@ -125,6 +132,13 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
                 {
                     log.accept("workloads: adopted " + recovery.adopted() + ", killed " + recovery.killed());
                 }
+                // an adopted workload is this agent's to stop at its lease's end, and the exchange hears how it
+                // is now (it may have exited while no agent ran), whether or not its launch comes again
+                for (final long leaseId : recovery.adopted())
+                {
+                    launchedHere.put(leaseId, machine);
+                    report(leaseId, supervisor.status(leaseId));
+                }
             }
             for (final WorkloadLaunch launch : waiting)
             {
@@ -135,7 +149,7 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
             {
                 if (supervisor != null && noticed.add(leaseId))
                 {
-                    supervisor.onNotice(leaseId, "the lease ends early: it was preempted or reclaimed", effectiveMs);
+                    supervisor.onNotice(leaseId, EARLY_END, effectiveMs);
                 }
             });
         });
@@ -188,6 +202,26 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
         });
     }
 
+    /**
+     * A lease of the account ends early (the exchange tells the machine's owner as it tells the renter):
+     * a workload running here gets its notice at once; one whose launch is still to come gets it then.
+     */
+    @Override
+    public void onPreemptNotice(final long leaseId, final long effectiveAtMs, final NoticeReason reason)
+    {
+        run(() ->
+        {
+            if (launchedHere.containsKey(leaseId))
+            {
+                notice(leaseId, reason(reason), effectiveAtMs);
+            }
+            else
+            {
+                earlyNotices.putIfAbsent(leaseId, new PendingNotice(reason(reason), effectiveAtMs));
+            }
+        });
+    }
+
     @Override
     public void onLeaseEnded(final AccountEvent event, final LeaseEnded ended)
     {
@@ -198,6 +232,7 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
                 supervisor.onLeaseEnded(ended.getLeaseId());
             }
             noticed.remove(ended.getLeaseId());
+            earlyNotices.remove(ended.getLeaseId());
         });
     }
 
@@ -245,10 +280,41 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
                 return;
             }
         }
+        final boolean seenBefore = supervisor.status(leaseId) != null;
         final WorkloadStatus status = supervisor.onLeaseStarted(leaseId, launch.getGpus(), spec,
             Math.max(1, launch.getSpec().getAttempt()), checkpoint);
-        // a launch sent again (a new session) finds the workload running: say so, the exchange may have missed it
-        report(leaseId, status);
+        if (seenBefore)
+        {
+            // a launch sent again (a new session) finds the workload running: say so, the exchange may have missed it;
+            // a first start has reported each of its states already
+            report(leaseId, status);
+        }
+        final PendingNotice early = earlyNotices.remove(leaseId);
+        if (early != null)
+        {
+            notice(leaseId, early.reason(), early.effectiveAtMs());
+        }
+    }
+
+    /** Gives a workload of this machine its lease's notice, once. */
+    private void notice(final long leaseId, final String reason, final long effectiveAtMs)
+    {
+        if (supervisor != null && noticed.add(leaseId))
+        {
+            supervisor.onNotice(leaseId, reason, effectiveAtMs);
+        }
+    }
+
+    /** The notice's reason, as the workload reads it in its notice file. */
+    static String reason(final NoticeReason reason)
+    {
+        return switch (reason)
+        {
+            case OUTBID -> "a higher bid preempted the lease";
+            case NOTICE_OWNER_RECLAIM -> "the owner reclaims the machine";
+            case NOTICE_INSUFFICIENT_FUNDS -> "the renter's funds run out";
+            default -> EARLY_END;
+        };
     }
 
     /**
@@ -286,6 +352,10 @@ public final class AgentWorkloads implements ClientListener, WorkloadListener, A
         return "checkpoint path " + wire + " is not allowed on this machine ("
             + (prefixes.isEmpty() ? "it allows none" : "it allows paths under " + prefixes.stream().map(Path::toString)
             .collect(java.util.stream.Collectors.joining(", "))) + ")";
+    }
+
+    private record PendingNotice(String reason, long effectiveAtMs)
+    {
     }
 
     private void poll()

@@ -1,9 +1,13 @@
 package io.gpux.client.agent;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * GPU discovery and telemetry by running NVIDIA's {@code nvidia-smi} tool, one short-lived process
@@ -16,7 +20,11 @@ import java.util.Objects;
  * next to nvidia-smi's own run time of tens of milliseconds; it is meant for discovery at start-up
  * and sampling every few seconds, not for a hot loop.
  * <p>
- * Instances are immutable and thread-safe; concurrent calls run separate processes.
+ * {@link #recorded(String)} answers instead from output recorded on a real machine and shipped with
+ * the client (an owner tries the agent without a GPU, the demo runs agents on any machine): discovery
+ * prints the recorded GPUs, and each telemetry sample is the next line of a recorded run under load.
+ * <p>
+ * Instances are thread-safe; concurrent calls run separate processes.
  */
 public final class NvidiaSmi
 {
@@ -44,12 +52,17 @@ public final class NvidiaSmi
     /** The fields of the telemetry query: a timestamp, then the discovery fields. */
     public static final List<String> TELEMETRY_FIELDS = withTimestamp(DISCOVERY_FIELDS);
 
+    /** The recordings {@link #recorded(String)} knows. */
+    public static final List<String> RECORDINGS = List.of("h200");
+
     private static final String FORMAT = "--format=csv,nounits";
+    private static final String RECORDED_PREFIX = "recorded:";
 
     private final String executable;
     private final long timeoutNs;
     private final NvidiaSmiCsv discoveryCsv = new NvidiaSmiCsv(DISCOVERY_FIELDS, true);
     private final NvidiaSmiCsv telemetryCsv = new NvidiaSmiCsv(TELEMETRY_FIELDS, true);
+    private final Recording recording;
 
     /** Runs {@value #DEFAULT_EXECUTABLE} from the {@code PATH} with the {@link #DEFAULT_TIMEOUT}. */
     public NvidiaSmi()
@@ -78,6 +91,50 @@ public final class NvidiaSmi
         }
         this.executable = executable;
         this.timeoutNs = timeout.toNanos();
+        this.recording = null;
+    }
+
+    private NvidiaSmi(final Recording recording)
+    {
+        this.executable = RECORDED_PREFIX + recording.name;
+        this.timeoutNs = DEFAULT_TIMEOUT.toNanos();
+        this.recording = recording;
+    }
+
+    /**
+     * An nvidia-smi that answers with the output recorded on a real machine, shipped in the client's
+     * resources ({@code io/gpux/client/agent/recorded/NAME}, with its provenance in a README): {@code h200},
+     * one NVIDIA H200 141 GB. Discovery gives the recorded GPUs idle; telemetry goes through the samples
+     * of a recorded matrix-multiply run (utilization 0 to 100 %, power about 120 to 690 W), one per call,
+     * from the first again after the last.
+     *
+     * @param name one of {@link #RECORDINGS}.
+     * @return the recorded nvidia-smi.
+     * @throws IllegalArgumentException if there is no such recording.
+     */
+    public static NvidiaSmi recorded(final String name)
+    {
+        if (!RECORDINGS.contains(name))
+        {
+            throw new IllegalArgumentException("no recorded GPUs named '" + name + "'; known: " + String.join(", ", RECORDINGS));
+        }
+        final String discovery = resource(name, "query-idle.csv");
+        final String[] load = resource(name, "telemetry-load.csv").split("\r?\n");
+        final List<String> samples = new ArrayList<>();
+        for (int i = 1; i < load.length; i++)
+        {
+            if (!load[i].isBlank())
+            {
+                samples.add(load[0] + "\n" + load[i] + "\n");
+            }
+        }
+        return new NvidiaSmi(new Recording(name, discovery, List.copyOf(samples)));
+    }
+
+    /** Whether this answers from a recording rather than running a tool. */
+    public boolean isRecorded()
+    {
+        return recording != null;
     }
 
     /**
@@ -108,7 +165,8 @@ public final class NvidiaSmi
      */
     public List<GpuInfo> discover() throws NvidiaSmiException
     {
-        return discoveryCsv.parseGpus(ProcessRunner.run(command(DISCOVERY_FIELDS), timeoutNs, MAX_OUTPUT_BYTES));
+        return discoveryCsv.parseGpus(recording != null ? recording.discovery
+            : ProcessRunner.run(command(DISCOVERY_FIELDS), timeoutNs, MAX_OUTPUT_BYTES));
     }
 
     /**
@@ -119,7 +177,8 @@ public final class NvidiaSmi
      */
     public List<GpuTelemetry> sample() throws NvidiaSmiException
     {
-        return telemetryCsv.parseTelemetry(ProcessRunner.run(command(TELEMETRY_FIELDS), timeoutNs, MAX_OUTPUT_BYTES));
+        return telemetryCsv.parseTelemetry(recording != null ? recording.nextSample()
+            : ProcessRunner.run(command(TELEMETRY_FIELDS), timeoutNs, MAX_OUTPUT_BYTES));
     }
 
     /**
@@ -139,5 +198,43 @@ public final class NvidiaSmi
         withTimestamp.add("timestamp");
         withTimestamp.addAll(fields);
         return List.copyOf(withTimestamp);
+    }
+
+    private static String resource(final String name, final String file)
+    {
+        final String path = "recorded/" + name + "/" + file;
+        try (InputStream in = NvidiaSmi.class.getResourceAsStream(path))
+        {
+            if (in == null)
+            {
+                throw new IllegalStateException("the client's resources lack " + path);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot read the client's resource " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Output recorded on a real machine: the discovery query's, and the telemetry samples in turn. */
+    private static final class Recording
+    {
+        final String name;
+        final String discovery;
+        final List<String> samples;
+        final AtomicInteger next = new AtomicInteger();
+
+        Recording(final String name, final String discovery, final List<String> samples)
+        {
+            this.name = name;
+            this.discovery = discovery;
+            this.samples = samples;
+        }
+
+        String nextSample()
+        {
+            return samples.get(Math.floorMod(next.getAndIncrement(), samples.size()));
+        }
     }
 }

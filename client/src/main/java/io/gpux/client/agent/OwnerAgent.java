@@ -9,32 +9,22 @@ import io.gpux.proto.v1.BookSnapshot;
 import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.Fill;
-import io.gpux.proto.v1.LeaseEnded;
-import io.gpux.proto.v1.LeaseInfo;
-import io.gpux.proto.v1.LeaseStarted;
 import io.gpux.proto.v1.LoginAccepted;
 import io.gpux.proto.v1.MachineHeartbeat;
-import io.gpux.proto.v1.MachineInfo;
 import io.gpux.proto.v1.MachineOffline;
 import io.gpux.proto.v1.MachineOnline;
 import io.gpux.proto.v1.MarketInfo;
-import io.gpux.proto.v1.OpenOrder;
 import io.gpux.proto.v1.PlaceAsk;
 import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.RegisterMachine;
 import io.gpux.proto.v1.Replace;
 import io.gpux.proto.v1.Response;
-import io.gpux.proto.v1.Side;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
@@ -71,14 +61,23 @@ import org.agrona.concurrent.NanoClock;
  *   is cancelled with {@code reclaim=true}, so its renters get OWNER_RECLAIM notices and their leases
  *   end after the market's grace period; no ask is posted until the trigger goes away
  *   ({@link #resume()}, the file removed);</li>
- *   <li>otherwise the ask, from the account's Portfolio: posted for the machine's free GPUs (GPU count
- *   less the GPUs of its leases) if it has none, re-priced with a Replace (the same order id) when the
- *   pricing's target moved, and grown when GPUs came free outside it (after a reclaim). When
- *   undercutting, the target follows the best other ask of a market-data subscription
- *   ({@link BookView}).</li>
+ *   <li>otherwise the ask: posted for the machine's free GPUs (GPU count less the GPUs of its leases)
+ *   if it has none, re-priced with a Replace (the same order id) when the pricing's target moved, and
+ *   grown when GPUs came free outside it (after a reclaim). When undercutting, the target follows the
+ *   best other ask of a market-data subscription ({@link BookView}).</li>
  * </ol>
  * A request that fails (disconnected, no answer in time, BUSY) is reported and tried again next
  * interval; the client reconnects by itself and re-sends unanswered order entry.
+ *
+ * <h2>What the agent knows of its machine</h2>
+ * The agent reads the account's Portfolio once at its start and once after every login (a new
+ * session may have missed events), not every interval: from then on the account's events keep its
+ * picture of the machine (a {@code MachineLedger}): its ask (posted, replaced, filled, cancelled), its
+ * leases (filled, started, ended) and their notices. The exchange gives the machine's owner every
+ * {@code PreemptNotice} of its leases, so a workload ({@link OwnerAgentContext#workloads}) gets its
+ * notice file and signal the moment the notice arrives, whatever the interval. A PlaceAsk or Replace
+ * refused in a way that says the picture is wrong (an unknown order, capacity the machine does not
+ * have), or a request left unanswered, makes the next interval read the portfolio again.
  *
  * <h2>Stopping</h2>
  * {@link #stop()} stops gracefully, so that no renter loses a lease without notice: each interval the
@@ -110,7 +109,7 @@ public final class OwnerAgent implements AutoCloseable
     private final NanoClock clock;
     private final Semaphore wakeups = new Semaphore(0);
     private final CountDownLatch terminated = new CountDownLatch(1);
-    private final Set<Long> machineLeases = ConcurrentHashMap.newKeySet();
+    private final MachineLedger ledger = new MachineLedger();
     private final AtomicLong heartbeats = new AtomicLong();
     private final AtomicLong telemetryFailures = new AtomicLong();
     private final long[] bookPrices = new long[BOOK_LEVELS];
@@ -122,8 +121,6 @@ public final class OwnerAgent implements AutoCloseable
     private volatile boolean reregister;
     private volatile boolean reclaimed;
     private volatile long machineId;
-    private volatile long askOrderId;
-    private volatile long askPrice;
     private volatile List<GpuInfo> gpus;
     private Thread thread;
 
@@ -203,12 +200,13 @@ public final class OwnerAgent implements AutoCloseable
                 Thread.currentThread().interrupt();
             }
         }
-        if (ctx.withdrawOnClose() && askOrderId != 0)
+        final long ask = ledger.askOrderId();
+        if (ctx.withdrawOnClose() && ask != 0)
         {
             try
             {
-                client.call(Envelope.newBuilder().setCancel(Cancel.newBuilder().setOrderId(askOrderId)), timeout);
-                askOrderId = 0;
+                client.call(Envelope.newBuilder().setCancel(Cancel.newBuilder().setOrderId(ask)), timeout);
+                ledger.closed(ask);
             }
             catch (final IOException | TimeoutException | IllegalStateException ex)
             {
@@ -285,7 +283,7 @@ public final class OwnerAgent implements AutoCloseable
         {
             t.interrupt();
         }
-        return stopped ? leasesLeft : machineLeases.size();
+        return stopped ? leasesLeft : ledger.leaseCount();
     }
 
     /** True from {@link #stop()} on. */
@@ -312,10 +310,10 @@ public final class OwnerAgent implements AutoCloseable
         terminated.await();
     }
 
-    /** The leases on the machine, as the last portfolio and the lease events since say. */
+    /** The leases on the machine, as the last portfolio and the account's events since say. */
     public int leasesOnMachine()
     {
-        return machineLeases.size();
+        return ledger.leaseCount();
     }
 
     /** True from the reclaim's cancel until the trigger went away. */
@@ -333,13 +331,13 @@ public final class OwnerAgent implements AutoCloseable
     /** The open ask's order id, 0 if none. */
     public long askOrderId()
     {
-        return askOrderId;
+        return ledger.askOrderId();
     }
 
     /** The open ask's price in ticks, as last posted or replaced. */
     public long askPrice()
     {
-        return askPrice;
+        return ledger.askPrice();
     }
 
     /** The GPUs discovered, null until discovery worked. */
@@ -450,6 +448,10 @@ public final class OwnerAgent implements AutoCloseable
             }
             heartbeat();
             work++;
+            if (!ledger.view().current())
+            {
+                work += readPortfolio();
+            }
             if (stopping)
             {
                 return work + drain();
@@ -465,19 +467,19 @@ public final class OwnerAgent implements AutoCloseable
                 listener.onResumed();
                 work++;
             }
-            if (!reclaimed)
+            if (!reclaimed && !reregister)
             {
                 work += keepAsk();
-            }
-            else if (ctx.workloads() != null)
-            {
-                // no ask to keep, but the reclaimed leases' workloads are owed their notices
-                refreshMachineLeases(client.portfolio(timeout()));
             }
         }
         catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
         {
             // disconnected, no answer in time, or a query refused (BUSY, RATE_LIMITED): next interval
+            if (ex instanceof TimeoutException)
+            {
+                // an order left unanswered may be on the book all the same: read what is
+                ledger.stale();
+            }
             if (stopping)
             {
                 if (!stopUnreachable)
@@ -500,7 +502,7 @@ public final class OwnerAgent implements AutoCloseable
         {
             if (stopping && !stopped && clock.nanoTime() - stopDeadlineNs >= 0)
             {
-                finishStop(machineLeases.size());
+                finishStop(ledger.leaseCount());
             }
         }
         return work;
@@ -512,7 +514,6 @@ public final class OwnerAgent implements AutoCloseable
      */
     private int drain() throws IOException, InterruptedException, TimeoutException
     {
-        final Portfolio p = client.portfolio(timeout());
         if (stopUnreachable)
         {
             // reached again: say again what the stop waits for
@@ -520,33 +521,27 @@ public final class OwnerAgent implements AutoCloseable
             stopReportedLeases = -1;
         }
         int reclaims = 0;
-        for (final OpenOrder o : p.getOrdersList())
+        for (final long orderId : ledger.asks())
         {
-            if (o.getSide() == Side.ASK && o.getMachineId() == machineId)
+            final Response r = client.call(Envelope.newBuilder().setCancel(
+                Cancel.newBuilder().setOrderId(orderId).setReclaim(true)), timeout());
+            if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
             {
-                final Response r = client.call(Envelope.newBuilder().setCancel(
-                    Cancel.newBuilder().setOrderId(o.getOrderId()).setReclaim(true)), timeout());
-                if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
-                {
-                    listener.onError("reclaim", r.getReason() + " " + r.getMessage());
-                    continue;
-                }
-                // the notices take effect a grace from now: wait for them, whenever the reclaim got through
-                stopDeadlineNs = Math.max(stopDeadlineNs,
-                    clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs) + ctx.stopMargin().toNanos());
-                if (o.getOrderId() == askOrderId)
-                {
-                    askOrderId = 0;
-                }
-                reclaimed = true;
-                reclaims++;
-                listener.onReclaimed(o.getOrderId());
+                listener.onError("reclaim", r.getReason() + " " + r.getMessage());
+                continue;
             }
+            ledger.closed(orderId);
+            // the notices take effect a grace from now: wait for them, whenever the reclaim got through
+            stopDeadlineNs = Math.max(stopDeadlineNs,
+                clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs) + ctx.stopMargin().toNanos());
+            reclaimed = true;
+            reclaims++;
+            listener.onReclaimed(orderId);
         }
-        final int leases = refreshMachineLeases(p);
+        final int leases = ledger.leaseCount();
         if (reclaims > 0)
         {
-            // a lease may have started from the ask between the portfolio and its cancel: count again next interval
+            // the reclaims' notices and ends come as events: count again next interval
             return reclaims;
         }
         if (leases == 0)
@@ -593,24 +588,26 @@ public final class OwnerAgent implements AutoCloseable
         return leftMs < timeout.toMillis() ? Duration.ofMillis(leftMs) : timeout;
     }
 
-    /** Takes the machine's leases from a portfolio (the lease events keep them between two); their count. */
-    private int refreshMachineLeases(final Portfolio p)
+    /**
+     * Reads the account's portfolio, at the start and after every login: the ledger takes the machine's
+     * asks and leases from it (on the event loop, in the order of the event stream), the workloads the
+     * notices of the machine's leases and the leases whose workloads to take back.
+     */
+    private int readPortfolio() throws IOException, InterruptedException, TimeoutException
     {
+        final Portfolio p = client.portfolio(timeout());
+        if (!ledger.view().machineKnown())
+        {
+            // the exchange lost the machine: register it again, then read again
+            reregister = true;
+            ledger.stale();
+            return 0;
+        }
         if (ctx.workloads() != null)
         {
             ctx.workloads().onPortfolio(machineId, gpus, p);
         }
-        final Set<Long> ids = new HashSet<>();
-        for (final LeaseInfo lease : p.getLeasesList())
-        {
-            if (!lease.getRenter() && lease.getMachineId() == machineId)
-            {
-                ids.add(lease.getLeaseId());
-            }
-        }
-        machineLeases.retainAll(ids);
-        machineLeases.addAll(ids);
-        return ids.size();
+        return 1;
     }
 
     private boolean discover()
@@ -646,6 +643,7 @@ public final class OwnerAgent implements AutoCloseable
         }
         final boolean changed = machineId != r.getAssignedId();
         machineId = r.getAssignedId();
+        ledger.machine(machineId, found.size());
         if (changed)
         {
             listener.onRegistered(machineId, ctx.machineName(), market, found.size());
@@ -704,7 +702,7 @@ public final class OwnerAgent implements AutoCloseable
 
     private int reclaimAsk() throws IOException, InterruptedException, TimeoutException
     {
-        final long orderId = askOrderId;
+        final long orderId = ledger.askOrderId();
         if (orderId != 0)
         {
             final Response r = client.call(Envelope.newBuilder().setCancel(
@@ -714,53 +712,39 @@ public final class OwnerAgent implements AutoCloseable
                 listener.onError("reclaim", r.getReason() + " " + r.getMessage());
                 return 0;
             }
-            askOrderId = 0;
+            ledger.closed(orderId);
         }
         reclaimed = true;
         listener.onReclaimed(orderId);
         return 1;
     }
 
-    /** Posts, re-prices or grows the ask; returns 1 if it sent a command that the exchange accepted. */
+    /**
+     * Posts, re-prices or grows the ask, from the ledger; returns 1 if it sent a command that the exchange
+     * accepted. A refusal that says the ledger is wrong (the ask unknown, capacity the machine does not have)
+     * makes the next interval read the portfolio again.
+     */
     private int keepAsk() throws IOException, InterruptedException, TimeoutException
     {
-        final Portfolio p = client.portfolio(timeout());
-        MachineInfo machine = null;
-        for (final MachineInfo m : p.getMachinesList())
+        final MachineLedger.View v = ledger.view();
+        if (!v.current())
         {
-            if (m.getMachineId() == machineId)
-            {
-                machine = m;
-            }
-        }
-        if (machine == null)
-        {
-            reregister = true;
             return 0;
         }
-        refreshMachineLeases(p);
-        int leased = 0;
-        for (final LeaseInfo lease : p.getLeasesList())
-        {
-            if (!lease.getRenter() && lease.getMachineId() == machineId)
-            {
-                leased += lease.getGpus();
-            }
-        }
-        final int free = Math.max(0, machine.getGpus() - leased);
-        final OpenOrder ask = findAsk(p);
-        final long target = targetPrice(ask);
-        if (ask == null)
+        final int free = v.freeGpus();
+        final long target = targetPrice(v);
+        if (!v.hasAsk())
         {
             return free > 0 ? postAsk(free, target) : 0;
         }
-        final boolean grow = ask.getOpenGpus() < free;
-        final boolean reprice = ask.getPrice() != target && (ask.getOpenGpus() > 0 || grow);
+        final boolean grow = v.askOpenGpus() < free;
+        final boolean reprice = v.askPrice() != target && (v.askOpenGpus() > 0 || grow);
         if (!grow && !reprice)
         {
             return 0;
         }
-        final Replace.Builder replace = Replace.newBuilder().setOrderId(ask.getOrderId());
+        final long orderId = v.askOrderId();
+        final Replace.Builder replace = Replace.newBuilder().setOrderId(orderId);
         if (grow)
         {
             replace.setGpus(free);
@@ -769,62 +753,53 @@ public final class OwnerAgent implements AutoCloseable
         {
             replace.setPrice(target);
         }
+        ledger.replacing(orderId, grow ? free : 0, reprice ? target : 0);
         final Response r = client.call(Envelope.newBuilder().setReplace(replace), timeout());
         if (r.getReason() == Reason.REASON_OK)
         {
-            askPrice = reprice ? target : ask.getPrice();
-            listener.onAskReplaced(ask.getOrderId(), grow ? free : ask.getOpenGpus(), askPrice);
+            ledger.accepted(orderId);
+            listener.onAskReplaced(orderId, grow ? free : v.askOpenGpus(), reprice ? target : v.askPrice());
             return 1;
         }
-        if (r.getReason() == Reason.UNKNOWN_ORDER)
-        {
-            askOrderId = 0;
-        }
-        listener.onAskRejected(ask.getOrderId(), r.getReason(), r.getMessage());
+        ledger.refused(orderId);
+        refusedAsk(orderId, r.getReason());
+        listener.onAskRejected(orderId, r.getReason(), r.getMessage());
         return 0;
     }
 
-    /** The agent's ask among the open orders; an ask of the machine left by an earlier run is adopted. */
-    private OpenOrder findAsk(final Portfolio p)
+    /** What a refused PlaceAsk or Replace says about the ledger. */
+    private void refusedAsk(final long orderId, final Reason reason)
     {
-        OpenOrder adopt = null;
-        for (final OpenOrder o : p.getOrdersList())
+        if (reason == Reason.UNKNOWN_ORDER)
         {
-            if (o.getSide() == Side.ASK && o.getMachineId() == machineId)
-            {
-                if (o.getOrderId() == askOrderId)
-                {
-                    return o;
-                }
-                if (adopt == null)
-                {
-                    adopt = o;
-                }
-            }
+            ledger.closed(orderId);
+            ledger.stale();
         }
-        // ours is gone (a mass cancel, cancel-on-disconnect, a cancel by hand): take another of the machine's, if any
-        askOrderId = adopt == null ? 0 : adopt.getOrderId();
-        askPrice = adopt == null ? 0 : adopt.getPrice();
-        return adopt;
+        else if (reason == Reason.INSUFFICIENT_CAPACITY)
+        {
+            ledger.stale();
+        }
     }
 
     private int postAsk(final int free, final long price) throws IOException, InterruptedException, TimeoutException
     {
         final long orderId = client.nextOrderId();
+        ledger.placing(orderId, free, price);
         final Response r = client.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(orderId)
             .setMachineId(machineId).setGpus(free).setPrice(price)), timeout());
         if (r.getReason() != Reason.REASON_OK)
         {
+            ledger.refused(orderId);
+            refusedAsk(orderId, r.getReason());
             listener.onAskRejected(orderId, r.getReason(), r.getMessage());
             return 0;
         }
-        askOrderId = orderId;
-        askPrice = price;
+        ledger.accepted(orderId);
         listener.onAskPosted(orderId, free, price);
         return 1;
     }
 
-    private long targetPrice(final OpenOrder ask) throws InterruptedException, TimeoutException
+    private long targetPrice(final MachineLedger.View ask) throws InterruptedException, TimeoutException
     {
         if (!pricing.undercut())
         {
@@ -842,10 +817,10 @@ public final class OwnerAgent implements AutoCloseable
         if (levels < 0)
         {
             // no snapshot yet: keep the ask's price, or start at the asking price
-            return ask != null ? ask.getPrice() : pricing.price();
+            return ask.hasAsk() ? ask.askPrice() : pricing.price();
         }
         return pricing.target(bookPrices, bookGpus, levels,
-            ask == null ? 0 : ask.getPrice(), ask == null ? 0 : ask.getOpenGpus(), tick);
+            ask.hasAsk() ? ask.askPrice() : 0, ask.hasAsk() ? ask.askOpenGpus() : 0, tick);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -874,9 +849,39 @@ public final class OwnerAgent implements AutoCloseable
         @Override
         public void onLoginAccepted(final LoginAccepted accepted)
         {
-            // a new session: register again (same name, same id) before anything else
+            // a new session: register again (same name, same id) before anything else, then read the portfolio
             reregister = true;
+            ledger.stale();
             wakeups.release();
+        }
+
+        @Override
+        public void onPortfolio(final long requestId, final Portfolio portfolio)
+        {
+            ledger.onPortfolio(portfolio);
+        }
+
+        @Override
+        public void onEvent(final AccountEvent event)
+        {
+            if (ledger.onEvent(event))
+            {
+                switch (event.getKindCase())
+                {
+                    case LEASE_STARTED -> listener.onLeaseStarted(event.getLeaseStarted().getLeaseId(),
+                        event.getLeaseStarted().getGpus(), event.getLeaseStarted().getPrice());
+                    case LEASE_ENDED -> listener.onLeaseEnded(event.getLeaseEnded().getLeaseId(),
+                        event.getLeaseEnded().getReason());
+                    default ->
+                    {
+                    }
+                }
+            }
+            if (event.getKindCase() == AccountEvent.KindCase.LEASE_ENDED && stopRequested)
+            {
+                // a graceful stop may be waiting for this one: count again now
+                wakeups.release();
+            }
         }
 
         @Override
@@ -924,40 +929,6 @@ public final class OwnerAgent implements AutoCloseable
             if (offline.getMachineId() == machineId)
             {
                 listener.onMachineOffline(offline.getMachineId());
-            }
-        }
-
-        @Override
-        public void onLeaseStarted(final AccountEvent event, final LeaseStarted started)
-        {
-            if (!started.getRenter() && started.getMachineId() == machineId)
-            {
-                machineLeases.add(started.getLeaseId());
-                listener.onLeaseStarted(started.getLeaseId(), started.getGpus(), started.getPrice());
-            }
-        }
-
-        @Override
-        public void onFill(final AccountEvent event, final Fill fill)
-        {
-            if (fill.getPreemptsLeaseId() != 0 && machineLeases.contains(fill.getPreemptsLeaseId()) && ctx.workloads() != null)
-            {
-                // a lease of the machine is preempted: read its notice now, for its workload
-                wakeups.release();
-            }
-        }
-
-        @Override
-        public void onLeaseEnded(final AccountEvent event, final LeaseEnded ended)
-        {
-            if (machineLeases.remove(ended.getLeaseId()))
-            {
-                listener.onLeaseEnded(ended.getLeaseId(), ended.getReason());
-            }
-            if (stopRequested)
-            {
-                // a graceful stop may be waiting for this one: count again now
-                wakeups.release();
             }
         }
     }

@@ -262,7 +262,8 @@ public final class OwnerAgentContext
 
     /**
      * Runs the workloads the exchange launches on the machine's leases (null: the agent ignores
-     * launches and no status is reported). The agent feeds it its portfolio and closes it.
+     * launches and no status is reported). It hears the account's events (launches, notices, lease ends) from
+     * the client; the agent feeds it the portfolios it reads and closes it.
      */
     public OwnerAgentContext workloads(final AgentWorkloads workloads)
     {

@@ -82,6 +82,12 @@ public final class AgentCommand extends ClientCommand
         description = "the nvidia-smi to run (default: ${DEFAULT-VALUE} from the PATH)")
     String nvidiaSmi;
 
+    @Option(names = "--recorded-gpus", paramLabel = "NAME",
+        description = "no GPU needed: answer GPU discovery and telemetry from nvidia-smi output recorded on a real machine "
+            + "and shipped with gpux instead of running nvidia-smi: h200 (one NVIDIA H200 141 GB). To try the agent, "
+            + "and for demos")
+    String recordedGpus;
+
     @Option(names = "--nvidia-smi-timeout", paramLabel = "DURATION", defaultValue = "10s",
         converter = Converters.DurationMs.class, description = "how long one nvidia-smi run may take (default ${DEFAULT-VALUE})")
     long nvidiaSmiTimeoutMs;
@@ -149,14 +155,24 @@ public final class AgentCommand extends ClientCommand
         {
             throw CliException.usage("--runtime must be process or docker, not '" + runtime + "'");
         }
+        if (recordedGpus != null && !nvidiaSmi.equals(NvidiaSmi.DEFAULT_EXECUTABLE))
+        {
+            throw CliException.usage("--recorded-gpus and --nvidia-smi exclude each other");
+        }
+        if (recordedGpus != null && !NvidiaSmi.RECORDINGS.contains(recordedGpus))
+        {
+            throw CliException.usage("--recorded-gpus: no recording named '" + recordedGpus + "'; known: "
+                + String.join(", ", NvidiaSmi.RECORDINGS));
+        }
         final OwnerAgentContext settings = new OwnerAgentContext()
-            .nvidiaSmi(new NvidiaSmi(nvidiaSmi, Duration.ofMillis(nvidiaSmiTimeoutMs)))
+            .nvidiaSmi(recordedGpus != null ? NvidiaSmi.recorded(recordedGpus)
+                : new NvidiaSmi(nvidiaSmi, Duration.ofMillis(nvidiaSmiTimeoutMs)))
             .machineName(name).market(market).region(region).interconnect(interconnect)
             .heartbeatInterval(Duration.ofMillis(intervalMs)).requestTimeout(timeout())
             .reservePrice(reserve).price(price).undercut(undercut).reclaimFile(reclaimFile).withdrawOnClose(withdrawOnExit);
         final CountDownLatch stopAsked = new CountDownLatch(1);
         final AtomicInteger status = new AtomicInteger();
-        try (GpuxClient client = connect(null))
+        try (GpuxClient client = newClient(null, ctx -> { }))
         {
             final Report report = new Report(stopAsked, status);
             settings.client(client).listener(report).stopMargin(Duration.ofMillis(stopMarginMs));
@@ -173,6 +189,9 @@ public final class AgentCommand extends ClientCommand
             settings.workloads(new AgentWorkloads(client, workloadSettings(settings.machineName(), workloadLog),
                 AgentWorkloads.DEFAULT_POLL_INTERVAL_MS, workloadLog));
             final OwnerAgent agent = new OwnerAgent(settings);
+            // logged in only now that the agent listens: the launches the exchange sends at the Login (the
+            // workloads of live leases, some perhaps launched while no agent ran) reach its workloads
+            open(client);
             final AtomicBoolean finished = new AtomicBoolean();
             final Runnable finish = () ->
             {

@@ -139,23 +139,32 @@ abstract class ClientCommand implements Callable<Integer>
         return connect(listener, ctx -> { });
     }
 
+    GpuxClient connect(final ClientListener listener, final Consumer<GpuxClient.Context> settings)
+        throws CliException, IOException, InterruptedException
+    {
+        return open(newClient(listener, settings));
+    }
+
     /**
      * Connects with the key if one is given (--key-file, or GPUX_KEY_ID and GPUX_SECRET), else as a
      * market-data session, which needs no key and may only read market data.
      */
     GpuxClient connectForMarketData(final ClientListener listener) throws CliException, IOException, InterruptedException
     {
-        return connect(listener, ctx -> { }, !Credentials.given(connection.keyFile, env()));
+        return open(newClient(listener, ctx -> { }, !Credentials.given(connection.keyFile, env())));
     }
 
-    GpuxClient connect(final ClientListener listener, final Consumer<GpuxClient.Context> settings)
-        throws CliException, IOException, InterruptedException
+    /**
+     * A client of the connection options, not connected yet: for a caller that attaches its listeners
+     * before the Login, so that nothing the exchange sends at the Login is missed; then {@link #open}.
+     */
+    GpuxClient newClient(final ClientListener listener, final Consumer<GpuxClient.Context> settings) throws CliException
     {
-        return connect(listener, settings, false);
+        return newClient(listener, settings, false);
     }
 
-    private GpuxClient connect(final ClientListener listener, final Consumer<GpuxClient.Context> settings,
-        final boolean marketData) throws CliException, IOException, InterruptedException
+    private GpuxClient newClient(final ClientListener listener, final Consumer<GpuxClient.Context> settings,
+        final boolean marketData) throws CliException
     {
         final Credentials key = marketData ? null : Credentials.resolve(connection.keyFile, env());
         final TlsChoice tls = TlsChoice.resolve(connection, env());
@@ -193,6 +202,12 @@ abstract class ClientCommand implements Callable<Integer>
             // the settings' checks: a malformed fingerprint, an unreadable CA file
             throw CliException.usage(ex.getMessage());
         }
+        return client;
+    }
+
+    /** Connects and logs in a client of {@link #newClient}; closes it if that fails. */
+    GpuxClient open(final GpuxClient client) throws CliException, IOException, InterruptedException
+    {
         try
         {
             client.connect();

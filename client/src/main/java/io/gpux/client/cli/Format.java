@@ -39,4 +39,27 @@ final class Format
         final String fraction = Long.toString(ppm % 1_000_000);
         return sb.append("0".repeat(6 - fraction.length())).append(fraction).toString();
     }
+
+    /** A span of milliseconds for people, largest units first: {@code 1d2h}, {@code 59m30s}, {@code 4s}, {@code 0s}; negative as {@code -}. */
+    static String span(final long ms)
+    {
+        if (ms < 0)
+        {
+            return "-";
+        }
+        final long s = ms / 1000;
+        if (s < 60)
+        {
+            return s + "s";
+        }
+        if (s < 3600)
+        {
+            return s / 60 + "m" + (s % 60 == 0 ? "" : s % 60 + "s");
+        }
+        if (s < 86_400)
+        {
+            return s / 3600 + "h" + (s % 3600 / 60 == 0 ? "" : s % 3600 / 60 + "m");
+        }
+        return s / 86_400 + "d" + (s % 86_400 / 3600 == 0 ? "" : s % 86_400 / 3600 + "h");
+    }
 }

@@ -29,6 +29,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         MarketsCommand.class, HistoryCommand.class,
         LeasesCommand.class, WatchCommand.class, AgentCommand.class, AdminCommand.class, JobCommand.class,
         LaunchCommand.class, StatusCommand.class, LogsCommand.class, RunCommand.class,
+        OffersCommand.class, StatementCommand.class,
         CommandLine.HelpCommand.class})
 public final class GpuxCli implements Callable<Integer>
 {

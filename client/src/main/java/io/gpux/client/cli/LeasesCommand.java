@@ -7,13 +7,15 @@ import io.gpux.proto.v1.MachineInfo;
 import io.gpux.proto.v1.OpenOrder;
 import io.gpux.proto.v1.Portfolio;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import picocli.CommandLine.Command;
 
 /** {@code gpux leases}: the account's portfolio: money, open orders, leases, machines with their telemetry. */
 @Command(name = "leases", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Shows your balance and available funds, open orders, leases (state, notice time) and machines "
-        + "(online, reliability, GPU telemetry).")
+    description = "Shows your balance and available funds, open orders, leases oldest first (state, when each ends "
+        + "and why: its notice or its maximum duration, its cost so far, how long the renter's hold has paid for) and "
+        + "machines (online, reliability, GPU telemetry with its age).")
 public final class LeasesCommand extends ClientCommand
 {
     @Override
@@ -21,7 +23,7 @@ public final class LeasesCommand extends ClientCommand
     {
         try (GpuxClient client = connect(null))
         {
-            final Portfolio p = client.portfolio(timeout());
+            final Portfolio p = byStart(client.portfolio(timeout()));
             final String account = client.loginAccepted().getAccount();
             if (json)
             {
@@ -54,7 +56,9 @@ public final class LeasesCommand extends ClientCommand
             out().println(new Json().put("type", "lease").put("lease_id", l.getLeaseId()).put("market", l.getMarket())
                 .put("machine_id", l.getMachineId()).put("gpus", l.getGpus()).put("price", Format.price(l.getPrice()))
                 .put("state", l.getState().name()).put("renter", l.getRenter()).put("start_ms", l.getStartMs())
-                .put("notice_effective_ms", l.getNoticeEffectiveMs()));
+                .put("notice_effective_ms", l.getNoticeEffectiveMs()).put("ends_ms", l.getEndsMs())
+                .put("ends_by", endsBy(l)).put("cost", Format.money(l.getCost())).put("fee", Format.money(l.getFee()))
+                .put("prepaid_until_ms", l.getPrepaidUntilMs()).put("prepaid_left_ms", prepaidLeftMs(p, l)));
         }
         for (final MachineInfo m : p.getMachinesList())
         {
@@ -68,7 +72,8 @@ public final class LeasesCommand extends ClientCommand
             }
             out().println(new Json().put("type", "machine").put("machine_id", m.getMachineId()).put("name", m.getName())
                 .put("market", m.getMarket()).put("gpus", m.getGpus()).put("online", m.getOnline())
-                .put("reliability", Format.ppm(m.getReliabilityPpm())).put("telemetry", telemetry));
+                .put("reliability", Format.ppm(m.getReliabilityPpm())).put("telemetry", telemetry)
+                .put("telemetry_age_ms", telemetryAgeMs(p, m)));
         }
     }
 
@@ -100,12 +105,13 @@ public final class LeasesCommand extends ClientCommand
         else
         {
             out().println("leases:");
-            final Table leases = new Table("LEASE", "AS", "MARKET", "MACHINE", "GPUS", "PRICE", "STATE", "STARTED", "NOTICE_EFFECTIVE");
+            final Table leases = new Table("LEASE", "AS", "MARKET", "MACHINE", "GPUS", "PRICE", "STATE", "STARTED", "ENDS",
+                "BY", "COST", "PREPAID_LEFT");
             for (final LeaseInfo l : p.getLeasesList())
             {
                 leases.row(l.getLeaseId(), l.getRenter() ? "renter" : "owner", l.getMarket(), l.getMachineId(), l.getGpus(),
-                    Format.price(l.getPrice()), l.getState().name(), Format.time(l.getStartMs()),
-                    Format.time(l.getNoticeEffectiveMs()));
+                    Format.price(l.getPrice()), l.getState().name(), Format.time(l.getStartMs()), Format.time(l.getEndsMs()),
+                    endsBy(l), Format.money(l.getCost()), Format.span(prepaidLeftMs(p, l)));
             }
             leases.print(out());
         }
@@ -115,7 +121,7 @@ public final class LeasesCommand extends ClientCommand
             out().println("machines:");
             final Table machines = new Table("MACHINE", "NAME", "MARKET", "GPUS", "ONLINE", "RELIABILITY");
             final Table telemetry = new Table("MACHINE", "GPU", "UTIL%", "MEM_USED_MIB", "MEM_TOTAL_MIB", "TEMP_C",
-                "POWER_W", "LIMIT_W");
+                "POWER_W", "LIMIT_W", "AGE");
             for (final MachineInfo m : p.getMachinesList())
             {
                 machines.row(m.getMachineId(), m.getName(), m.getMarket(), m.getGpus(), m.getOnline() ? "yes" : "no",
@@ -123,7 +129,8 @@ public final class LeasesCommand extends ClientCommand
                 for (final GpuTelemetry t : m.getTelemetryList())
                 {
                     telemetry.row(m.getMachineId(), t.getUuid(), t.getUtilizationPct(), t.getMemoryUsedMib(),
-                        t.getMemoryTotalMib(), t.getTemperatureC(), watts(t.getPowerDrawMw()), watts(t.getPowerLimitMw()));
+                        t.getMemoryTotalMib(), t.getTemperatureC(), watts(t.getPowerDrawMw()), watts(t.getPowerLimitMw()),
+                        Format.span(telemetryAgeMs(p, m)));
                 }
             }
             machines.print(out());
@@ -134,6 +141,33 @@ public final class LeasesCommand extends ClientCommand
                 telemetry.print(out());
             }
         }
+    }
+
+    /** The portfolio with its leases oldest first (pending ones, not started yet, last), then by id. */
+    static Portfolio byStart(final Portfolio p)
+    {
+        final List<LeaseInfo> leases = new ArrayList<>(p.getLeasesList());
+        leases.sort(Comparator.comparingLong((LeaseInfo l) -> l.getStartMs() == 0 ? Long.MAX_VALUE : l.getStartMs())
+            .thenComparingLong(LeaseInfo::getLeaseId));
+        return p.toBuilder().clearLeases().addAllLeases(leases).build();
+    }
+
+    /** What ends the lease at {@code ends_ms}: {@code notice}, {@code expiry} (its maximum duration) or {@code -}. */
+    static String endsBy(final LeaseInfo l)
+    {
+        return l.getNoticeEffectiveMs() != 0 ? "notice" : l.getEndsMs() != 0 ? "expiry" : "-";
+    }
+
+    /** How long the renter's hold still pays for at the portfolio's time; -1 for a lease not started. */
+    static long prepaidLeftMs(final Portfolio p, final LeaseInfo l)
+    {
+        return l.getPrepaidUntilMs() == 0 ? -1 : Math.max(0, l.getPrepaidUntilMs() - p.getTimeMs());
+    }
+
+    /** How old the machine's telemetry is at the portfolio's time; -1 for none. */
+    static long telemetryAgeMs(final Portfolio p, final MachineInfo m)
+    {
+        return m.getTelemetryMs() == 0 ? -1 : Math.max(0, p.getTimeMs() - m.getTelemetryMs());
     }
 
     /** Milliwatts as watts with 3 decimals. */

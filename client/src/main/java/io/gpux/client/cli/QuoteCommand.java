@@ -9,18 +9,26 @@ import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code gpux quote}: what a bid would do now, without placing it. */
 @Command(name = "quote", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Shows what a bid would do now: the asks it would fill, the leases it would preempt, "
-        + "the money it would hold and when preempted GPUs would start. Places nothing. The market's symbol may be "
-        + "typed in any case; a refusal ends with the numbers and the fix, as gpux bid's does.",
+        + "the money it would hold and when preempted GPUs would start; with --duration, what all its GPUs would cost for "
+        + "that long; a warning when no machine of the market can ever fill it whole (a gang larger than every machine). "
+        + "Places nothing. The market's symbol may be typed in any case; a refusal ends with the numbers and the fix, as "
+        + "gpux bid's does.",
         "Exit status: 0 the bid would be accepted, 1 it would be rejected (the reason is printed), 2 bad usage, "
             + "3 connection or login failure."})
 public final class QuoteCommand extends ClientCommand
 {
     @Mixin
     BidOptions bid;
+
+    @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.DurationMs.class,
+        description = "also show the total for this long: the fills at their asks' prices, the rest at your price "
+            + "(2h, 90m, 30s or milliseconds)")
+    long durationMs;
 
     @Override
     int execute() throws Exception
@@ -29,7 +37,7 @@ public final class QuoteCommand extends ClientCommand
         try (GpuxClient client = connect(null))
         {
             bid.market = MarketDirectory.fetch(client, timeout()).resolve(bid.market);
-            final QuoteResult q = client.quote(bid.toQuote(), timeout());
+            final QuoteResult q = client.quote(bid.toQuote().toBuilder().setDurationMs(durationMs).build(), timeout());
             final String hint = q.getReject() == Reason.REASON_OK ? null
                 : new RejectHints(client, timeout()).bid(q.getReject(), bid.market, bid.gpus, bid.price, bid.maxDurationMs);
             if (json)
@@ -62,7 +70,16 @@ public final class QuoteCommand extends ClientCommand
             .put("ok", q.getReject() == Reason.REASON_OK).put("reject", q.getReject().name())
             .put("filled_gpus", q.getFilledGpus()).put("preempted_gpus", q.getPreemptedGpus())
             .put("resting_gpus", q.getRestingGpus()).put("hold", Format.money(q.getHold()))
-            .put("effective_ms", q.getEffectiveMs()).put("fills", fills).put("preemptions", preemptions);
+            .put("effective_ms", q.getEffectiveMs()).put("fills", fills).put("preemptions", preemptions)
+            .put("largest_machine_gpus", q.getLargestMachineGpus()).put("market_gpus", q.getMarketGpus());
+        if (durationMs > 0)
+        {
+            line.put("duration_ms", durationMs).put("total", Format.money(q.getTotal()));
+        }
+        if (!q.getWarning().isEmpty())
+        {
+            line.put("warning", q.getWarning());
+        }
         out().println(hint == null ? line : line.put("hint", hint));
     }
 
@@ -98,6 +115,17 @@ public final class QuoteCommand extends ClientCommand
         summary.row(q.getFilledGpus(), q.getPreemptedGpus(), q.getRestingGpus(), Format.money(q.getHold()),
             q.getPreemptedGpus() > 0 ? Format.time(q.getEffectiveMs()) : "-");
         summary.print(out());
+        if (durationMs > 0)
+        {
+            out().println();
+            out().println("total for " + Format.span(durationMs) + ": " + Format.money(q.getTotal())
+                + " (fills at their asks' prices, the rest at " + Format.price(bid.price) + ")");
+        }
+        if (!q.getWarning().isEmpty())
+        {
+            out().println();
+            out().println("warning: " + q.getWarning());
+        }
     }
 
     public static void main(final String[] args)

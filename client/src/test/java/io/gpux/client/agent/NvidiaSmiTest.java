@@ -49,6 +49,27 @@ class NvidiaSmiTest
     }
 
     @Test
+    void theRecordedH200AnswersWithoutATool() throws Exception
+    {
+        final NvidiaSmi smi = NvidiaSmi.recorded("h200");
+
+        assertTrue(smi.isRecorded());
+        assertEquals("recorded:h200", smi.executable());
+        assertEquals(smi.discover(), new NvidiaSmiCsv(NvidiaSmi.DISCOVERY_FIELDS, true)
+            .parseGpus(H200Fixtures.read("query-idle.csv")), "discovery is the recorded idle query");
+        assertEquals("H200-141G", smi.discover().get(0).marketSymbol());
+        final List<GpuTelemetry> trace = new NvidiaSmiCsv(NvidiaSmi.TELEMETRY_FIELDS, true)
+            .parseTelemetry(H200Fixtures.read("telemetry-load.csv"));
+        for (int i = 0; i < trace.size() + 2; i++)
+        {
+            assertEquals(List.of(trace.get(i % trace.size())), smi.sample(), "sample " + i + " is the recording's next line");
+        }
+        assertTrue(trace.stream().anyMatch(t -> t.utilizationGpuPct() == 100), "the recording goes through a load");
+        final IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> NvidiaSmi.recorded("a100"));
+        assertEquals("no recorded GPUs named 'a100'; known: h200", unknown.getMessage());
+    }
+
+    @Test
     void samplesTheTelemetryTheToolPrints() throws Exception
     {
         final Path args = dir.resolve("args");

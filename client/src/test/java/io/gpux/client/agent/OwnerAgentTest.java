@@ -26,6 +26,7 @@ import io.gpux.proto.v1.PlaceAsk;
 import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.Reason;
+import io.gpux.proto.v1.Release;
 import io.gpux.proto.v1.RegisterMachine;
 import io.gpux.proto.v1.Replace;
 import io.gpux.proto.v1.Response;
@@ -245,6 +246,46 @@ class OwnerAgentTest
     }
 
     @Test
+    void keepsItsAskFromTheEventsAndReadsThePortfolioOnlyAtItsStart() throws Exception
+    {
+        createMarket(CreateMarket.newBuilder().setSymbol("EVENTS-TEST"));
+        final AtomicInteger portfolios = new AtomicInteger();
+        final GpuxClient owner = client(account("owner-e", Role.OWNER, 0), new ClientListener()
+        {
+            @Override
+            public void onPortfolio(final long requestId, final Portfolio portfolio)
+            {
+                portfolios.incrementAndGet();
+            }
+        });
+        final Recorder renterEvents = new Recorder();
+        final GpuxClient renter = client(account("renter-e", Role.RENTER, 1_000), renterEvents);
+        final Reports reports = new Reports();
+        final OwnerAgent agent = agent(new OwnerAgentContext().client(owner).machineName("e1").market("EVENTS-TEST")
+            .reservePrice(Prices.parse("2.0")).price(Prices.parse("3.0")).listener(reports));
+        agent.start();
+        await("the ask is posted", () -> agent.askOrderId() != 0);
+        final long ask = agent.askOrderId();
+
+        assertEquals(Reason.REASON_OK, renter.call(Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(1)
+            .setMarket("EVENTS-TEST").setGpus(1).setPrice(Prices.parse("3.0"))), TIMEOUT).getReason());
+        final long lease = renterEvents.first(AccountEvent.KindCase.LEASE_STARTED).getLeaseStarted().getLeaseId();
+        await("the agent counts the lease", () -> agent.leasesOnMachine() == 1);
+
+        // the renter lets it go: its GPU goes back to the ask, which the agent knows without asking
+        assertEquals(Reason.REASON_OK, renter.call(Envelope.newBuilder().setRelease(Release.newBuilder().setLeaseId(lease)),
+            TIMEOUT).getReason());
+        await("the agent counts no lease", () -> agent.leasesOnMachine() == 0);
+        final long heartbeats = agent.heartbeats();
+        await("intervals go by", () -> agent.heartbeats() >= heartbeats + 5);
+        assertEquals(1, portfolios.get(), "one portfolio, at the start, whatever the intervals and events since");
+        assertTrue(reports.lines.stream().noneMatch(l -> l.startsWith("replaced")),
+            "no Replace: the agent knew the GPU was back on its ask: " + reports.lines);
+        assertEquals(ask, agent.askOrderId());
+        assertEquals(List.of(ask(ask, 2, "3.0000")), asks(owner.portfolio(TIMEOUT)), "both GPUs on the same ask");
+    }
+
+    @Test
     void keepsHeartbeatingWithoutTelemetryWhileNvidiaSmiFails() throws Exception
     {
         createMarket(CreateMarket.newBuilder().setSymbol("FAILING-SMI"));
@@ -281,12 +322,19 @@ class OwnerAgentTest
                 ownerKey = account(ownAdmin, "owner-x", Role.OWNER, 0);
             }
             final AtomicInteger logins = new AtomicInteger();
+            final AtomicInteger portfolios = new AtomicInteger();
             final GpuxClient owner = connect(port, Long.parseLong(ownerKey[0]), ownerKey[1], new ClientListener()
             {
                 @Override
                 public void onLoginAccepted(final io.gpux.proto.v1.LoginAccepted accepted)
                 {
                     logins.incrementAndGet();
+                }
+
+                @Override
+                public void onPortfolio(final long requestId, final Portfolio portfolio)
+                {
+                    portfolios.incrementAndGet();
                 }
             });
             closeAfter.add(owner);
@@ -296,6 +344,7 @@ class OwnerAgentTest
             await("the ask is posted", () -> agent.askOrderId() != 0);
             final long machine = agent.machineId();
             final long ask = agent.askOrderId();
+            assertEquals(1, portfolios.get(), "read at the start");
 
             own.close();
             own = Exchange.start(exchangeContext(dataDir).port(port));
@@ -304,6 +353,9 @@ class OwnerAgentTest
             await("heartbeats go on", () -> agent.heartbeats() >= heartbeats + 2);
             assertEquals(machine, agent.machineId(), "registered again under the same id");
             assertEquals(ask, agent.askOrderId(), "the ask survived the restart");
+            final int read = portfolios.get();
+            assertTrue(read >= 2 && read <= logins.get(), "read again after the login, once a session: " + read
+                + " portfolios, " + logins.get() + " logins");
             final Portfolio p = owner.portfolio(TIMEOUT);
             assertTrue(p.getMachines(0).getOnline());
             assertEquals(List.of(ask(ask, 2, "1.0000")), asks(p));
@@ -484,6 +536,12 @@ class OwnerAgentTest
         public void onLeaseStarted(final long leaseId, final int gpus, final long price)
         {
             lines.add("lease " + leaseId + " " + gpus + " " + Prices.format(price));
+        }
+
+        @Override
+        public void onAskReplaced(final long orderId, final int openGpus, final long price)
+        {
+            lines.add("replaced " + orderId + " " + openGpus + " " + Prices.format(price));
         }
 
         @Override

@@ -444,6 +444,24 @@ class GpuxCliTest
     }
 
     @Test
+    void agentRunsOnRecordedGpusWithoutNvidiaSmi() throws Exception
+    {
+        final String owner = account("olga", "OWNER", null);
+        final Run run = ok(cli("agent", "--recorded-gpus", "h200", "--name", "recorded-node", "--interval", "100ms",
+            "--reserve", "2", "--run-for", "1500ms", "--json", "--key-file", owner));
+        final List<Object> events = run.json().stream().map(l -> l.get("event")).toList();
+        assertEquals(List.of("started", "discovered", "registered", "online", "ask"), events.subList(0, 5), run.toString());
+        assertEquals("NVIDIA H200", run.json().get(1).get("gpu_name"), run.toString());
+        assertEquals("H200-141G", run.json().get(2).get("market"), "the market from the recorded GPU: " + run);
+        assertFalse(run.json().stream().anyMatch(l -> "nvidia_smi_failed".equals(l.get("event"))), run.toString());
+
+        usageError("no recording named 'a100'; known: h200", "agent", "--recorded-gpus", "a100", "--reserve", "1",
+            "--key-file", owner);
+        usageError("--recorded-gpus and --nvidia-smi exclude each other", "agent", "--recorded-gpus", "h200",
+            "--nvidia-smi", "/bin/true", "--reserve", "1", "--key-file", owner);
+    }
+
+    @Test
     void badInputIsAUsageErrorWithoutAStackTrace() throws Exception
     {
         usageError("more than 4 decimal places", "bid", "--market", "M", "--gpus", "1", "--price", "2.55555", "--key-file", adminKey);

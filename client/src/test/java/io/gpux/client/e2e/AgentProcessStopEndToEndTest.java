@@ -8,7 +8,6 @@ import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.Role;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,16 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code gpux agent} as a real process, stopped by real signals: SIGINT stops it gracefully (the
  * renter's lease ends OWNER_RECLAIMED, then the agent exits 0); SIGTERM then SIGINT stops it at once,
  * saying which lease it abandons, with exit status 4.
- *
- * <p>A shell without job control starts background commands with SIGINT ignored, and the JVM keeps an
- * ignored SIGINT ignored; so the agent is started through perl, which sets SIGINT back to its default.
  */
 @DisabledOnOs(OS.WINDOWS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class AgentProcessStopEndToEndTest
 {
-    private static final Path PERL = Path.of("/usr/bin/perl");
-
     @TempDir
     Path dir;
 
@@ -49,8 +43,7 @@ class AgentProcessStopEndToEndTest
     final DumpOnFailure dump = new DumpOnFailure();
 
     private ServerProcess server;
-    private Process agent;
-    private Path agentOut;
+    private AgentProcess agent;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final Recorder renterEvents = new Recorder("renter");
     private GpuxClient renter;
@@ -72,10 +65,7 @@ class AgentProcessStopEndToEndTest
     @AfterEach
     void tearDown()
     {
-        if (agent != null && agent.isAlive())
-        {
-            agent.destroyForcibly();
-        }
+        E2e.closeQuietly(agent);
         for (int i = closeables.size() - 1; i >= 0; i--)
         {
             E2e.closeQuietly(closeables.get(i));
@@ -93,8 +83,8 @@ class AgentProcessStopEndToEndTest
 
         signal("INT");
         awaitOut("\"event\":\"stop_waiting\",\"leases\":1");
-        assertTrue(agent.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), "the agent exits");
-        assertEquals(0, agent.exitValue(), out());
+        assertTrue(agent.process().waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), "the agent exits");
+        assertEquals(0, agent.process().exitValue(), out());
         final AccountEvent ended = renterEvents.await("the lease's end", TIMEOUT,
             e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED);
         assertEquals(EndReason.OWNER_RECLAIMED, ended.getLeaseEnded().getReason());
@@ -117,8 +107,8 @@ class AgentProcessStopEndToEndTest
         signal("TERM");
         awaitOut("  stopping: waiting for 1 lease to end after their notice (at most 35 s); Ctrl-C again to stop now\n");
         signal("INT");
-        assertTrue(agent.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), "the agent exits at once");
-        assertEquals(4, agent.exitValue(), out());
+        assertTrue(agent.process().waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), "the agent exits at once");
+        assertEquals(4, agent.process().exitValue(), out());
         assertTrue(out().contains("  stopping now: 1 lease on p1 will end MACHINE_OFFLINE without notice once the exchange "
             + "misses the heartbeats"), out());
         final AccountEvent ended = renterEvents.await("the lease's end", TIMEOUT,
@@ -130,20 +120,11 @@ class AgentProcessStopEndToEndTest
 
     private void startAgent(final String market, final String... extra) throws IOException
     {
-        final List<String> cmd = new ArrayList<>();
-        if (Files.isExecutable(PERL))
-        {
-            cmd.addAll(List.of(PERL.toString(), "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die \"exec: $!\""));
-        }
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(ServerProcess.jvmFlags());
-        cmd.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), "io.gpux.client.cli.GpuxCli", "agent",
-            "--nvidia-smi", FakeNvidiaSmi.write(dir).toString(), "--market", market, "--name", "p1", "--interval", "200ms",
-            "--reserve", "1", "--port", Integer.toString(server.port()), "--key-file", ownerKeyFile.toString()));
-        cmd.addAll(List.of(extra));
-        agentOut = dir.resolve("agent.out");
-        agent = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(agentOut.toFile()).start();
-        dump.register("agent", this::out);
+        final List<String> args = new ArrayList<>(List.of("--market", market, "--name", "p1", "--interval", "200ms",
+            "--reserve", "1"));
+        args.addAll(List.of(extra));
+        agent = AgentProcess.start(dir, dir.resolve("agent.out"), server.port(), ownerKeyFile, args.toArray(String[]::new));
+        dump.register("agent", agent::out);
     }
 
     private long leaseOneGpu(final String market) throws Exception
@@ -156,25 +137,16 @@ class AgentProcessStopEndToEndTest
 
     private void signal(final String name) throws Exception
     {
-        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(agent.pid())).inheritIO().start();
-        assertEquals(0, kill.waitFor(), "kill -" + name);
+        agent.signal(name);
     }
 
     private void awaitOut(final String text)
     {
-        E2e.await("the agent to print " + text, TIMEOUT, () -> out().contains(text) || !agent.isAlive(), this::out);
-        assertTrue(out().contains(text), () -> "the agent exited (" + agent.exitValue() + ") without printing " + text + ":\n" + out());
+        agent.awaitOut(text);
     }
 
     private String out()
     {
-        try
-        {
-            return agentOut == null || !Files.exists(agentOut) ? "" : Files.readString(agentOut, StandardCharsets.UTF_8);
-        }
-        catch (final IOException ex)
-        {
-            return "(unreadable: " + ex + ")";
-        }
+        return agent.out();
     }
 }

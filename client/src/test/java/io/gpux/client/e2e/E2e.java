@@ -100,9 +100,17 @@ final class E2e
         final WorkloadSupervisorContext workloads, final Consumer<String> log, final List<AutoCloseable> opened)
         throws IOException
     {
+        return workloadAgent(owner, market, machine, Duration.ofMillis(200), dir, workloads, log, opened);
+    }
+
+    /** The workload agent of a machine, with its heartbeat interval. */
+    static OwnerAgent workloadAgent(final GpuxClient owner, final String market, final String machine,
+        final Duration interval, final Path dir, final WorkloadSupervisorContext workloads, final Consumer<String> log,
+        final List<AutoCloseable> opened) throws IOException
+    {
         final OwnerAgent agent = new OwnerAgent(new OwnerAgentContext().client(owner).machineName(machine).market(market)
             .reservePrice(Prices.parse("1.0")).nvidiaSmi(new NvidiaSmi(FakeNvidiaSmi.write(dir).toString(), TIMEOUT))
-            .heartbeatInterval(Duration.ofMillis(200)).requestTimeout(Duration.ofSeconds(10))
+            .heartbeatInterval(interval).requestTimeout(Duration.ofSeconds(10))
             .workloads(new AgentWorkloads(owner, workloads, 100, log)));
         opened.add(agent);
         return agent;

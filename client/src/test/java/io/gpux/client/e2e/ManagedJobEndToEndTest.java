@@ -51,21 +51,6 @@ class ManagedJobEndToEndTest
 {
     private static final int N = 40;
     private static final String MARKET = "RUN-1";
-    /**
-     * Counts from the checkpoint to N, a step each 0.1 s; a lock file says which attempt runs (one
-     * found at start is an overlap); on SIGTERM it drops the lock and exits.
-     */
-    private static final String COUNTER = String.join("; ",
-        "ck=\"$GPUX_CHECKPOINT_DIR\"",
-        "echo \"start attempt=$GPUX_ATTEMPT lease=$GPUX_LEASE_ID\"",
-        "if [ -e \"$ck/lock\" ]; then echo \"$GPUX_ATTEMPT found $(cat \"$ck/lock\")\" >> \"$ck/overlaps\"; fi",
-        "echo \"$GPUX_ATTEMPT $$\" > \"$ck/lock\"",
-        "echo \"$GPUX_ATTEMPT $$ $GPUX_LEASE_ID $CUDA_VISIBLE_DEVICES\" >> \"$ck/attempts\"",
-        "n=$(cat \"$ck/count\" 2>/dev/null || echo 0)",
-        "trap 'rm -f \"$ck/lock\"; echo \"term at $n\"; exit 0' TERM",
-        "while [ \"$n\" -lt " + N + " ]; do sleep 0.1; n=$((n+1)); echo $n > \"$ck/count.tmp\"; mv \"$ck/count.tmp\" \"$ck/count\"; done",
-        "rm -f \"$ck/lock\"",
-        "echo \"done $n\"");
 
     @TempDir
     Path dir;
@@ -117,10 +102,7 @@ class ManagedJobEndToEndTest
         E2e.await("the ask is posted", () -> agent.askOrderId() != 0);
         final String gpu = agent.gpus().get(0).uuid();
 
-        final JobFile job = new JobFileParser().parse("job.yaml", "name: counter\n"
-            + "resources: {market: " + MARKET + ", gpus: 1, maxPrice: 2}\n"
-            + "run: {runtime: process, command: '" + COUNTER.replace("'", "''") + "'}\n"
-            + "checkpoint: {dir: " + ck + "}\n"
+        final JobFile job = new JobFileParser().parse("job.yaml", CounterWorkload.jobFile("counter", MARKET, ck, N)
             + "maxFailures: 0\n", dir);
         final ManagedJob managed = new ManagedJob(renter, job, new ManagedJob.Listener()
         {
@@ -220,10 +202,7 @@ class ManagedJobEndToEndTest
         second.start();
         E2e.await("the first machine's ask is posted", () -> first.askOrderId() != 0);
 
-        final JobFile job = new JobFileParser().parse("job.yaml", "name: long\n"
-            + "resources: {market: RUN-2, gpus: 1, maxPrice: 2}\n"
-            + "run: {runtime: process, command: '" + COUNTER.replace("'", "''").replace(" " + N + " ]", " 100000 ]") + "'}\n"
-            + "checkpoint: {dir: " + ck + "}\n", dir);
+        final JobFile job = new JobFileParser().parse("job.yaml", CounterWorkload.jobFile("long", "RUN-2", ck, 100_000), dir);
         final ManagedJob managed = new ManagedJob(renter, job, new ManagedJob.Listener()
         {
             @Override
@@ -305,14 +284,7 @@ class ManagedJobEndToEndTest
 
     private static int count(final Path ck)
     {
-        try
-        {
-            return Integer.parseInt(Files.readString(ck.resolve("count")).trim());
-        }
-        catch (final Exception ex)
-        {
-            return 0;
-        }
+        return CounterWorkload.count(ck);
     }
 
     private static String read(final Path file)

@@ -39,6 +39,7 @@ final class ServerProcess implements AutoCloseable
     private int port;
     private E2e.Key adminKey;
     private int starts;
+    private boolean keepPort;
 
     /**
      * @param workDir     where the data directory, port file, admin key file and log go.
@@ -59,6 +60,16 @@ final class ServerProcess implements AutoCloseable
     ServerProcess dataDir(final Path dir)
     {
         dataDir = dir;
+        return this;
+    }
+
+    /**
+     * Every start after the first listens on the first start's port, so that clients which reconnect
+     * by themselves find the server again after a crash.
+     */
+    ServerProcess keepPort()
+    {
+        keepPort = true;
         return this;
     }
 
@@ -134,7 +145,7 @@ final class ServerProcess implements AutoCloseable
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("io.gpux.gateway.ServerMain");
         cmd.add("--port");
-        cmd.add("0");
+        cmd.add(keepPort && port != 0 ? Integer.toString(port) : "0");
         cmd.add("--data");
         cmd.add(dataDir.toString());
         cmd.add("--port-file");

@@ -1,6 +1,5 @@
 package io.gpux.client.e2e;
 
-import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.Prices;
 import io.gpux.client.agent.AgentWorkloads;
@@ -17,7 +16,6 @@ import io.gpux.proto.v1.Release;
 import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.WorkloadLog;
 import io.gpux.proto.v1.WorkloadState;
-import io.gpux.proto.v1.WorkloadStatus;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,7 +61,7 @@ class WorkloadEndToEndTest
     private ServerProcess server;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final Recorder renterEvents = new Recorder("renter");
-    private final List<WorkloadStatus> statuses = new CopyOnWriteArrayList<>();
+    private final WorkloadStatuses statuses = new WorkloadStatuses();
     private final List<String> agentLog = new CopyOnWriteArrayList<>();
     private final java.util.Set<Long> leases = new java.util.HashSet<>();
     private GpuxClient admin;
@@ -81,14 +79,7 @@ class WorkloadEndToEndTest
         admin = connect(server.adminKey(), new Recorder("admin"));
         owner = connect(E2e.account(admin, "owner", Role.OWNER, 0), new Recorder("owner"));
         renter = connect(E2e.account(admin, "renter", Role.RENTER, 1_000_000_000L), renterEvents);
-        renter.addListener(new ClientListener()
-        {
-            @Override
-            public void onWorkloadStatus(final WorkloadStatus status)
-            {
-                statuses.add(status);
-            }
-        });
+        renter.addListener(statuses);
     }
 
     @AfterEach
@@ -110,10 +101,11 @@ class WorkloadEndToEndTest
         assertEquals(Reason.REASON_OK, renter.launch(first, WorkloadSpecs.toProto(WorkloadSpec.process(
             "echo \"visible=$CUDA_VISIBLE_DEVICES\"; for i in 1 2 3; do echo count $i; done", Map.of("STEP", "1")),
             null, 1), TIMEOUT).getReason());
-        E2e.await("the job exits", TIMEOUT, () -> state(first, WorkloadState.WORKLOAD_EXITED) != null, statuses::toString);
-        assertEquals(0, state(first, WorkloadState.WORKLOAD_EXITED).getExitCode());
-        assertTrue(indexOf(first, WorkloadState.WORKLOAD_RUNNING) < indexOf(first, WorkloadState.WORKLOAD_EXITED),
-            "RUNNING, then EXITED: " + statuses);
+        E2e.await("the job exits", TIMEOUT, () -> statuses.state(first, WorkloadState.WORKLOAD_EXITED) != null,
+            statuses::toString);
+        assertEquals(0, statuses.state(first, WorkloadState.WORKLOAD_EXITED).getExitCode());
+        assertTrue(statuses.indexOf(first, WorkloadState.WORKLOAD_RUNNING)
+            < statuses.indexOf(first, WorkloadState.WORKLOAD_EXITED), "RUNNING, then EXITED: " + statuses);
         final WorkloadLog log = renter.logTail(first, 4, TIMEOUT);
         assertEquals(List.of("visible=" + agent.gpus().get(0).uuid(), "count 1", "count 2", "count 3"),
             tail(log.getLinesList(), 4), log.toString());
@@ -123,7 +115,8 @@ class WorkloadEndToEndTest
         final long second = lease(2);
         assertEquals(Reason.REASON_OK, renter.launch(second, WorkloadSpecs.toProto(WorkloadSpec.process(
             TRAP_TERM, Map.of()), "job", 1), TIMEOUT).getReason());
-        E2e.await("the second job runs", TIMEOUT, () -> state(second, WorkloadState.WORKLOAD_RUNNING) != null, statuses::toString);
+        E2e.await("the second job runs", TIMEOUT, () -> statuses.state(second, WorkloadState.WORKLOAD_RUNNING) != null,
+            statuses::toString);
 
         // a higher bid takes the GPU: the lease gets a notice, its workload the notice file and SIGTERM
         final GpuxClient bigger = connect(E2e.account(admin, "bigger", Role.RENTER, 1_000_000_000L), new Recorder("bigger"));
@@ -131,13 +124,14 @@ class WorkloadEndToEndTest
             .setPrice(Prices.parse("5.0"))));
         final AccountEvent notice = renterEvents.await("the notice", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.PREEMPT_NOTICE
             && e.getPreemptNotice().getLeaseId() == second);
-        E2e.await("the workload ends on SIGTERM", TIMEOUT, () -> state(second, WorkloadState.WORKLOAD_EXITED) != null,
+        E2e.await("the workload ends on SIGTERM", TIMEOUT, () -> statuses.state(second, WorkloadState.WORKLOAD_EXITED) != null,
             statuses::toString);
         final Path workloadLog = stateDir.resolve("leases").resolve(Long.toString(second)).resolve("workload.log");
         final String written = Files.readString(workloadLog);
         assertTrue(written.contains("got-term") && written.contains("\"leaseId\":" + second)
             && written.contains("\"effectiveAtMs\":" + notice.getPreemptNotice().getEffectiveMs()), written);
-        assertTrue(state(second, WorkloadState.WORKLOAD_EXITED).getTimeMs() <= notice.getPreemptNotice().getEffectiveMs(),
+        assertTrue(statuses.state(second, WorkloadState.WORKLOAD_EXITED).getTimeMs()
+            <= notice.getPreemptNotice().getEffectiveMs(),
             "gone by the effective time");
         final AccountEvent ended = renterEvents.await("the lease's end", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED
             && e.getLeaseEnded().getLeaseId() == second);
@@ -155,11 +149,12 @@ class WorkloadEndToEndTest
         final long lease = lease(1);
         assertEquals(Reason.REASON_OK, renter.launch(lease, WorkloadSpecs.toProto(WorkloadSpec.process(TRAP_TERM, Map.of()),
             null, 1), TIMEOUT).getReason());
-        E2e.await("the job runs", TIMEOUT, () -> state(lease, WorkloadState.WORKLOAD_RUNNING) != null, statuses::toString);
+        E2e.await("the job runs", TIMEOUT, () -> statuses.state(lease, WorkloadState.WORKLOAD_RUNNING) != null,
+            statuses::toString);
 
         agent.reclaim();
         final AccountEvent notice = renterEvents.await("the notice", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.PREEMPT_NOTICE);
-        E2e.await("the workload ends on SIGTERM", TIMEOUT, () -> state(lease, WorkloadState.WORKLOAD_EXITED) != null,
+        E2e.await("the workload ends on SIGTERM", TIMEOUT, () -> statuses.state(lease, WorkloadState.WORKLOAD_EXITED) != null,
             statuses::toString);
         final String written = Files.readString(stateDir.resolve("leases").resolve(Long.toString(lease)).resolve("workload.log"));
         assertTrue(written.contains("got-term") && written.contains("\"effectiveAtMs\":" + notice.getPreemptNotice().getEffectiveMs()),
@@ -175,9 +170,9 @@ class WorkloadEndToEndTest
         final long lease = lease(1);
         assertEquals(Reason.REASON_OK, renter.launch(lease, WorkloadSpecs.toProto(WorkloadSpec.process("true", Map.of()),
             null, 1), TIMEOUT).getReason());
-        E2e.await("the agent says it runs none", TIMEOUT, () -> state(lease, WorkloadState.WORKLOAD_FAILED) != null,
+        E2e.await("the agent says it runs none", TIMEOUT, () -> statuses.state(lease, WorkloadState.WORKLOAD_FAILED) != null,
             statuses::toString);
-        assertEquals(AgentWorkloads.NO_RUNTIME, state(lease, WorkloadState.WORKLOAD_FAILED).getReason());
+        assertEquals(AgentWorkloads.NO_RUNTIME, statuses.state(lease, WorkloadState.WORKLOAD_FAILED).getReason());
     }
 
     // ------------------------------------------------------------------------------------------
@@ -201,16 +196,6 @@ class WorkloadEndToEndTest
             && !leases.contains(e.getLeaseStarted().getLeaseId())).getLeaseStarted().getLeaseId();
         leases.add(lease);
         return lease;
-    }
-
-    private WorkloadStatus state(final long lease, final WorkloadState state)
-    {
-        return statuses.stream().filter(s -> s.getLeaseId() == lease && s.getState() == state).findFirst().orElse(null);
-    }
-
-    private int indexOf(final long lease, final WorkloadState state)
-    {
-        return statuses.indexOf(state(lease, state));
     }
 
     private static List<String> tail(final List<String> lines, final int n)

@@ -47,6 +47,9 @@ public final class Directory
     private final ConcurrentHashMap<String, MachineEntry> machinesByName = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, MachineEntry> machinesById = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Long> keys = new ConcurrentHashMap<>();
+    /** Region and interconnect names by id; {@link #UNNAMED} for an id the engine holds whose name is not known. */
+    private final ConcurrentHashMap<Long, String> names = new ConcurrentHashMap<>();
+    private static final String UNNAMED = "?";
     private final AtomicLong nextMarketId = new AtomicLong(1);
     private final AtomicLong nextAccountId = new AtomicLong(1);
     private final AtomicLong nextMachineId = new AtomicLong(1);
@@ -67,6 +70,8 @@ public final class Directory
         {
             final String name = m.name.substring(m.name.indexOf('/') + 1);
             putMachine(m.id, name, m.owner.id, m.market.id);
+            unnamed(m.regionId);
+            unnamed(m.interconnectId);
         }
         engine.forEachKey((keyId, accountId) -> keys.put(keyId, accountId));
         raise(nextKeyId, engine.maxKeyId());
@@ -261,6 +266,44 @@ public final class Directory
     }
 
     // ---- regions and interconnects
+
+    /**
+     * Remembers a region or interconnect name that a machine is registered with, so that its id reads as
+     * the name. A registration again (of a machine the engine already holds) can only name an id that
+     * some machine has, so the names stay as few as the machines' ids.
+     */
+    public void rememberName(final String name, final boolean newMachine)
+    {
+        if (name == null || name.isEmpty())
+        {
+            return;
+        }
+        if (newMachine)
+        {
+            names.put(nameId(name), name);
+        }
+        else
+        {
+            names.replace(nameId(name), UNNAMED, name);
+        }
+    }
+
+    private void unnamed(final long id)
+    {
+        if (id != 0)
+        {
+            names.putIfAbsent(id, UNNAMED);
+        }
+    }
+
+    /**
+     * The region or interconnect name of an id: empty for 0, {@code "?"} for a name no machine has been
+     * registered with since the gateway started (the engine keeps only the id).
+     */
+    public String nameOf(final long id)
+    {
+        return id == 0 ? "" : names.getOrDefault(id, UNNAMED);
+    }
 
     /** A stable, positive id for a region or interconnect name (0 for none): 63 bits of FNV-1a. */
     public static long nameId(final String name)

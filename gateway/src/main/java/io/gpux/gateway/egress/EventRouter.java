@@ -22,7 +22,9 @@ public final class EventRouter
     {
         return switch (e.type)
         {
-            case ACCEPTED, REJECTED, CANCELLED, FILL, BALANCE, PREEMPT_NOTICE -> one(e.accountId, recipients);
+            case ACCEPTED, REJECTED, CANCELLED, FILL, BALANCE -> one(e.accountId, recipients);
+            // the renter (accountId) and the machine's owner; a notice journaled without an owner goes to the renter only
+            case PREEMPT_NOTICE -> two(e.accountId, e.ownerId, recipients);
             case LEASE_STARTED, LEASE_ENDED, SETTLED -> two(e.renterId, e.ownerId, recipients);
             case MACHINE_ONLINE, MACHINE_OFFLINE -> one(e.ownerId, recipients);
             case TRADE, BOOK -> 0;

@@ -1,8 +1,8 @@
 package io.gpux.engine.command;
 
 /**
- * Every command the engine applies; the scenario verbs of SCENARIO-FORMAT.md (KEY: docs/market-rules.md
- * section 13; COD_SESSION and RESTART: section 14). Ordinals are journaled: new types go at the end.
+ * Every command the engine applies: the scenario verbs of docs/market-rules.md, section 15 (KEY: section
+ * 13; COD_SESSION and RESTART: section 14). Ordinals are journaled: new types go at the end.
  */
 public enum CommandType
 {

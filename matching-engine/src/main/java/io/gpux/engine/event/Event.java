@@ -4,8 +4,8 @@ import io.gpux.engine.command.CommandType;
 
 /**
  * One engine event, a mutable flyweight. Which fields are meaningful depends on {@link #type}; see
- * SCENARIO-FORMAT.md's output table. Ids are the numeric ids of the commands; lease ids are the
- * engine's.
+ * the output table of docs/market-rules.md, section 15. Ids are the numeric ids of the commands; lease
+ * ids are the engine's.
  */
 public final class Event
 {

@@ -9,7 +9,7 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Parses scenario lines (SCENARIO-FORMAT.md) into engine commands. Every problem is a
+ * Parses scenario lines (docs/market-rules.md, section 15) into engine commands. Every problem is a
  * {@link ScenarioException} naming the line; a well-formed line that breaks a market rule is left for
  * the engine to reject.
  */

@@ -8,7 +8,7 @@ import io.gpux.engine.funds.Money;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
-/** Prints engine events as scenario output lines (SCENARIO-FORMAT.md, "Output"). */
+/** Prints engine events as scenario output lines (docs/market-rules.md, section 15). */
 public final class ScenarioPrinter implements EventSink
 {
     private final Symbols symbols;

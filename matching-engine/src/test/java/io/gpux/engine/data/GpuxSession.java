@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A gpux engine driven through scenario lines (SCENARIO-FORMAT.md), for tests that translate other
+ * A gpux engine driven through scenario lines (docs/market-rules.md, section 15), for tests that translate other
  * people's matching vectors into gpux commands and read gpux's events back.
  *
  * <p>Every market is set up the way a plain limit order book behaves: {@code preemption=off},

@@ -180,6 +180,10 @@ public abstract class Agent implements ClientListener
     @Override
     public void onPreemptNotice(final long leaseId, final long effectiveAtMs, final NoticeReason reason)
     {
+        if (records.ownerLeases.containsKey(leaseId) && !records.renterLeases.containsKey(leaseId))
+        {
+            return; // the owner's copy of a notice: the renter's side counts it
+        }
         final LeaseRecord lease = renterLease(leaseId);
         if (lease.noticeMs < 0)
         {

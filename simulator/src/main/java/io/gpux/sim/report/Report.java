@@ -26,6 +26,7 @@ public final class Report
     private final Map<String, Object> checks;
     private final Map<String, Object> exchange;
     private final Map<String, Object> wall;
+    private WorkloadFigures workloads;
 
     /**
      * @param run      how the run was set up (deterministic).
@@ -46,6 +47,19 @@ public final class Report
     public Analysis analysis()
     {
         return a;
+    }
+
+    /** Adds the workload lane's figures (report.json {@code workloads}, a section of report.html). */
+    public Report workloads(final WorkloadFigures figures)
+    {
+        this.workloads = figures;
+        return this;
+    }
+
+    /** The workload lane's figures; null when the run had none. */
+    public WorkloadFigures workloads()
+    {
+        return workloads;
     }
 
     private static Object r(final double v, final int decimals)
@@ -168,6 +182,10 @@ public final class Report
         events.put("accountEvents", a.events);
         events.put("seqBreaks", a.seqBreaks);
         root.put("events", events);
+        if (workloads != null)
+        {
+            root.put("workloads", workloads.toJson());
+        }
         root.put("checks", checks);
         root.put("exchange", exchange);
         root.put("wall", wall);
@@ -286,7 +304,12 @@ public final class Report
         row(h, "time from bid to first lease (market time) p50 / p90 / p99",
             duration(a.waitP50Ms) + " / " + duration(a.waitP90Ms) + " / " + duration(a.waitP99Ms));
         row(h, "work done", String.format(Locale.ROOT, "%,.1f GPU-hours", a.workDoneGpuHours));
-        h.append("</table>\n<h2>Exchange</h2>\n<table>");
+        h.append("</table>\n");
+        if (workloads != null)
+        {
+            h.append(workloads.html());
+        }
+        h.append("<h2>Exchange</h2>\n<table>");
         exchange.forEach((k, v) -> row(h, escape(k), escape(String.valueOf(v))));
         wall.forEach((k, v) -> row(h, escape(k), escape(String.valueOf(v))));
         h.append("</table>\n<h2>Checks</h2>\n<table>");
@@ -310,12 +333,12 @@ public final class Report
         };
     }
 
-    private static void row(final StringBuilder h, final String k, final String v)
+    static void row(final StringBuilder h, final String k, final String v)
     {
         h.append("<tr><td>").append(k).append("</td><td>").append(v).append("</td></tr>\n");
     }
 
-    private static String escape(final String s)
+    static String escape(final String s)
     {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }

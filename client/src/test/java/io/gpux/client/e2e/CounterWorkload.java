@@ -1,0 +1,56 @@
+package io.gpux.client.e2e;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The end-to-end tests' counting workload: a shell command that counts from its checkpoint to n, a
+ * step each 0.1 s, keeping the count in {@code $GPUX_CHECKPOINT_DIR/count}. A lock file says which
+ * attempt runs (one found at start is an overlap, recorded in {@code overlaps}); each start appends
+ * "attempt pid lease CUDA_VISIBLE_DEVICES" to {@code attempts} (the pid leads the workload's process
+ * group); on SIGTERM it drops the lock and exits 0.
+ */
+final class CounterWorkload
+{
+    private CounterWorkload()
+    {
+    }
+
+    /** The command line that counts to n. */
+    static String script(final int n)
+    {
+        return String.join("; ",
+            "ck=\"$GPUX_CHECKPOINT_DIR\"",
+            "echo \"start attempt=$GPUX_ATTEMPT lease=$GPUX_LEASE_ID\"",
+            "if [ -e \"$ck/lock\" ]; then echo \"$GPUX_ATTEMPT found $(cat \"$ck/lock\")\" >> \"$ck/overlaps\"; fi",
+            "echo \"$GPUX_ATTEMPT $$\" > \"$ck/lock\"",
+            "echo \"$GPUX_ATTEMPT $$ $GPUX_LEASE_ID $CUDA_VISIBLE_DEVICES\" >> \"$ck/attempts\"",
+            "n=$(cat \"$ck/count\" 2>/dev/null || echo 0)",
+            "trap 'rm -f \"$ck/lock\"; echo \"term at $n\"; exit 0' TERM",
+            "while [ \"$n\" -lt " + n + " ]; do sleep 0.1; n=$((n+1)); echo $n > \"$ck/count.tmp\"; mv \"$ck/count.tmp\" \"$ck/count\"; done",
+            "rm -f \"$ck/lock\"",
+            "echo \"done $n\"");
+    }
+
+    /** A job file's text for the counter: one GPU of market at up to 2, checkpoint in ck (absolute). */
+    static String jobFile(final String name, final String market, final Path ck, final int n)
+    {
+        return "name: " + name + "\n"
+            + "resources: {market: " + market + ", gpus: 1, maxPrice: 2}\n"
+            + "run: {runtime: process, command: '" + script(n).replace("'", "''") + "'}\n"
+            + "checkpoint: {dir: " + ck + "}\n";
+    }
+
+    /** The count so far (0 before the first step). */
+    static int count(final Path ck)
+    {
+        try
+        {
+            return Integer.parseInt(Files.readString(ck.resolve("count")).trim());
+        }
+        catch (final Exception ex)
+        {
+            return 0;
+        }
+    }
+}
