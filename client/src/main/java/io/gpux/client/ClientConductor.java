@@ -323,7 +323,8 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
             .setKeyId(ctx.keyId())
             .setTimestampMs(now)
             .setNonce(ByteString.copyFrom(nonce))
-            .setSignature(ByteString.copyFrom(LoginSigner.sign(ctx.secret(), ctx.keyId(), now, nonce)))
+            .setSignature(ctx.isMarketData() ? ByteString.EMPTY
+                : ByteString.copyFrom(LoginSigner.sign(ctx.secret(), ctx.keyId(), now, nonce)))
             .setCancelOnDisconnect(ctx.cancelOnDisconnect())
             .setClientName(ctx.clientName());
         if (loginLastSeq >= 0)
@@ -483,6 +484,11 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
             {
                 listeners.onMarkets(requestId, envelope.getMarkets());
                 completeWaiter(requestId, envelope.getMarkets());
+            }
+            case HISTORY ->
+            {
+                listeners.onHistory(requestId, envelope.getHistory());
+                completeWaiter(requestId, envelope.getHistory());
             }
             case OFFERS -> completeWaiter(requestId, envelope.getOffers());
             case BOOK_SNAPSHOT -> listeners.onBookSnapshot(envelope.getBookSnapshot());

@@ -7,6 +7,7 @@ import io.gpux.proto.v1.BookSnapshot;
 import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Cancelled;
 import io.gpux.proto.v1.Fill;
+import io.gpux.proto.v1.History;
 import io.gpux.proto.v1.LeaseEnded;
 import io.gpux.proto.v1.LeaseStarted;
 import io.gpux.proto.v1.LoginAccepted;
@@ -90,6 +91,11 @@ public interface ClientListener
     }
 
     default void onMarkets(final long requestId, final Markets markets)
+    {
+    }
+
+    /** The candles a {@link GpuxClient#history(io.gpux.proto.v1.HistoryRequest)} request asked for. */
+    default void onHistory(final long requestId, final History history)
     {
     }
 

@@ -3,6 +3,7 @@ package io.gpux.client;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.BookSnapshot;
 import io.gpux.proto.v1.BookUpdate;
+import io.gpux.proto.v1.History;
 import io.gpux.proto.v1.LoginAccepted;
 import io.gpux.proto.v1.Markets;
 import io.gpux.proto.v1.Portfolio;
@@ -258,6 +259,22 @@ public final class CompositeListener implements ClientListener
             try
             {
                 l.onPortfolio(requestId, portfolio);
+            }
+            catch (final RuntimeException ex)
+            {
+                failed(ex);
+            }
+        }
+    }
+
+    @Override
+    public void onHistory(final long requestId, final History history)
+    {
+        for (final ClientListener l : listeners)
+        {
+            try
+            {
+                l.onHistory(requestId, history);
             }
             catch (final RuntimeException ex)
             {

@@ -9,6 +9,8 @@ import io.gpux.proto.v1.CreateMarket;
 import io.gpux.proto.v1.Deposit;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.HaltMarket;
+import io.gpux.proto.v1.History;
+import io.gpux.proto.v1.HistoryRequest;
 import io.gpux.proto.v1.LoginAccepted;
 import io.gpux.proto.v1.LaunchWorkload;
 import io.gpux.proto.v1.MachineHeartbeat;
@@ -494,6 +496,12 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         return send(Envelope.newBuilder().setMarketsRequest(MarketsRequest.getDefaultInstance()));
     }
 
+    /** A market's candles of one interval; the answer is {@code onHistory} (or a refusal, {@code onResponse}). */
+    public long history(final HistoryRequest request)
+    {
+        return send(Envelope.newBuilder().setHistoryRequest(request));
+    }
+
     /** A book snapshot then updates, and trades, of a market; renewed after every reconnect. */
     public long subscribe(final String market)
     {
@@ -570,6 +578,18 @@ public final class GpuxClient implements OrderSender, AutoCloseable
     public Markets markets(final Duration timeout) throws IOException, InterruptedException, TimeoutException
     {
         return request(Envelope.newBuilder().setMarketsRequest(MarketsRequest.getDefaultInstance()), Markets.class, timeout);
+    }
+
+    /**
+     * A market's candles of one interval (oldest first; see {@link History#getMore()} for a range longer
+     * than one answer).
+     *
+     * @throws RequestFailedException UNKNOWN_MARKET, INVALID_REQUEST.
+     */
+    public History history(final HistoryRequest request, final Duration timeout)
+        throws IOException, InterruptedException, TimeoutException
+    {
+        return request(Envelope.newBuilder().setHistoryRequest(request), History.class, timeout);
     }
 
     /** The machines with GPUs for rent now that pass the request's filters, sorted as it asks (docs/protocol.md, "Offers"). */
@@ -680,7 +700,8 @@ public final class GpuxClient implements OrderSender, AutoCloseable
 
     /**
      * How to build a {@link GpuxClient}: fluent setters and same-name getters; {@link #conclude()}
-     * validates (the client calls it). Required: {@code port}, {@code keyId}, {@code secretHex}.
+     * validates (the client calls it). Required: {@code port}, {@code keyId}, {@code secretHex}; or
+     * {@link #marketData()} instead of a key.
      */
     public static final class Context
     {
@@ -689,6 +710,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         private long keyId;
         private String secretHex;
         private byte[] secret;
+        private boolean marketData;
         private ClientListener listener;
         private EventLoopGroup eventLoopGroup;
         private Class<? extends SocketChannel> socketChannelClass = NioSocketChannel.class;
@@ -725,11 +747,21 @@ public final class GpuxClient implements OrderSender, AutoCloseable
             {
                 throw new IllegalArgumentException("port must be 1 to 65535, got " + port);
             }
-            if (keyId == 0)
+            if (marketData)
             {
-                throw new IllegalArgumentException("keyId is required");
+                if (keyId != 0 || secretHex != null)
+                {
+                    throw new IllegalArgumentException("a market-data login takes no key");
+                }
             }
-            secret = LoginSigner.parseSecret(secretHex);
+            else
+            {
+                if (keyId == 0)
+                {
+                    throw new IllegalArgumentException("keyId is required");
+                }
+                secret = LoginSigner.parseSecret(secretHex);
+            }
             if (maxPendingCommands < 1 || maxFrameBytes < 64 || writeBufferLowWaterMark > writeBufferHighWaterMark)
             {
                 throw new IllegalArgumentException("maxPendingCommands, maxFrameBytes or the water marks are out of range");
@@ -830,6 +862,21 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         public long keyId()
         {
             return keyId;
+        }
+
+        /**
+         * Logs in without a key, as a market-data session (Login key_id 0): it may only read the markets,
+         * books, trades and price history; anything else is refused NOT_AUTHORIZED.
+         */
+        public Context marketData()
+        {
+            this.marketData = true;
+            return this;
+        }
+
+        public boolean isMarketData()
+        {
+            return marketData;
         }
 
         /** The API key's secret as its 64 hex digits; required. */

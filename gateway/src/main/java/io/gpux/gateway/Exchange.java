@@ -114,6 +114,8 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_DEFAULT);
         private int maxSessions = GatewayConfiguration.intProp(
             GatewayConfiguration.MAX_SESSIONS_PROP, GatewayConfiguration.MAX_SESSIONS_DEFAULT);
+        private int maxMarketDataSessions = GatewayConfiguration.intProp(
+            GatewayConfiguration.MAX_MARKET_DATA_SESSIONS_PROP, GatewayConfiguration.MAX_MARKET_DATA_SESSIONS_DEFAULT);
         private int loginFailureBurst = GatewayConfiguration.intProp(
             GatewayConfiguration.LOGIN_FAILURE_BURST_PROP, GatewayConfiguration.LOGIN_FAILURE_BURST_DEFAULT);
         private int loginFailuresPerSecond = GatewayConfiguration.intProp(
@@ -276,6 +278,18 @@ public final class Exchange implements AutoCloseable
             return maxSessions;
         }
 
+        /** Market-data sessions (Login key_id 0: no key, market data only) the server holds open in all; 0: none. */
+        public Context maxMarketDataSessions(final int v)
+        {
+            maxMarketDataSessions = v;
+            return this;
+        }
+
+        public int maxMarketDataSessions()
+        {
+            return maxMarketDataSessions;
+        }
+
         /** Failed logins allowed at once per source address and per key id. */
         public Context loginFailureBurst(final int v)
         {
@@ -421,6 +435,7 @@ public final class Exchange implements AutoCloseable
             }
             atLeast("maxResendsPerAccount", maxResendsPerAccount, 1);
             atLeast("maxResends", maxResends, 1);
+            atLeast("maxMarketDataSessions", maxMarketDataSessions, 0);
             if (maxSessionsPerAccount < 1 || maxSessions < 1 || loginFailureBurst < 1 || loginFailuresPerSecond < 1)
             {
                 throw new IllegalArgumentException("the session limits and the login throttle's burst and rate must be " +
@@ -544,7 +559,7 @@ public final class Exchange implements AutoCloseable
             authenticator = new Authenticator(masterKey, directory, ctx.authWindowMs);
             loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond, ctx.loginFailureBurst, ctx.nanoClock,
                 LOGIN_LOG_INTERVAL_MS, log);
-            sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions);
+            sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions, ctx.maxMarketDataSessions);
             egress = new Egress(this::eventReader, directory, this::onCompleted,
                 new Egress.ResendLimits(ctx.maxResendsPerAccount, ctx.maxResends, ctx.outboundHighWaterBytes), log);
             final MarketData marketData = new MarketData((marketId, update) ->

@@ -47,6 +47,10 @@ public final class GatewayConfiguration
     public static final int MAX_SESSIONS_PER_ACCOUNT_DEFAULT = 64;
 
     /** Sessions the server holds open in all; a login past it is refused with SESSION_LIMIT. */
+    /** Market-data sessions (Login key_id 0, no key) at once, in all; 0 takes no market-data logins. */
+    public static final String MAX_MARKET_DATA_SESSIONS_PROP = "gpux.gateway.maxMarketDataSessions";
+    public static final int MAX_MARKET_DATA_SESSIONS_DEFAULT = 1000;
+
     public static final String MAX_SESSIONS_PROP = "gpux.gateway.maxSessions";
     public static final int MAX_SESSIONS_DEFAULT = 10_000;
 

@@ -267,26 +267,35 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             fail(ctx, SessionErrorCode.LOGIN_THROTTLED, throttled);
             return;
         }
-        final Authenticator.Result result = exchange.authenticator.check(login, exchange.authClock.time());
-        if (!result.ok())
+        final Session candidate;
+        if (login.getKeyId() == MarketDataLogin.KEY_ID)
         {
-            exchange.loginThrottle.onFailure(from, login.getKeyId(), result.error(), result.message());
-            fail(ctx, result.error(), result.message());
-            return;
+            candidate = new Session(exchange.nextSessionId(), ctx.channel(), Session.MARKET_DATA_ACCOUNT, "", 0, false,
+                MarketDataLogin.KEY_ID);
         }
-        final Directory.AccountEntry account = exchange.directory.account(result.accountId());
-        if (account == null)
+        else
         {
-            fail(ctx, SessionErrorCode.AUTHENTICATION_FAILED, "the key's account is unknown");
-            return;
+            final Authenticator.Result result = exchange.authenticator.check(login, exchange.authClock.time());
+            if (!result.ok())
+            {
+                exchange.loginThrottle.onFailure(from, login.getKeyId(), result.error(), result.message());
+                fail(ctx, result.error(), result.message());
+                return;
+            }
+            final Directory.AccountEntry account = exchange.directory.account(result.accountId());
+            if (account == null)
+            {
+                fail(ctx, SessionErrorCode.AUTHENTICATION_FAILED, "the key's account is unknown");
+                return;
+            }
+            candidate = new Session(exchange.nextSessionId(), ctx.channel(), account.id(), account.name(),
+                account.roles(), login.getCancelOnDisconnect(), login.getKeyId());
         }
-        final Session candidate = new Session(exchange.nextSessionId(), ctx.channel(), account.id(), account.name(),
-            account.roles(), login.getCancelOnDisconnect(), login.getKeyId());
         final SessionRegistry.Refusal refusal =
             exchange.sessions.register(candidate, keyId -> exchange.directory.keyAccount(keyId) != 0);
         if (refusal != null)
         {
-            final boolean revoked = exchange.directory.keyAccount(candidate.keyId) == 0;
+            final boolean revoked = !candidate.marketDataOnly() && exchange.directory.keyAccount(candidate.keyId) == 0;
             if (!revoked)
             {
                 exchange.loginThrottle.onSessionLimit(from, candidate.keyId, refusal.message());
@@ -302,7 +311,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             exchange.cancelOnDisconnectOpened(session.accountId);
         }
         limiter = new RateLimiter(exchange.ctx.ratePerSecond(), exchange.ctx.rateBurst(), System.nanoTime());
-        final Egress.Attach attach = new Egress.Attach(session, login.hasLastSeq() ? login.getLastSeq() : -1,
+        final Egress.Attach attach = new Egress.Attach(session, login.hasLastSeq() && !session.marketDataOnly() ? login.getLastSeq() : -1,
             exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes(), 0);
         // Attach behind every command already published (a previous session's last orders may still be in
         // the ring): LoginAccepted.last_seq and the resend then include their events, so a client that
@@ -311,7 +320,10 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         {
             exchange.egress.put(attach);
         }
-        exchange.workloads.onLogin(session);
+        if (!session.marketDataOnly())
+        {
+            exchange.workloads.onLogin(session);
+        }
     }
 
     // ---- requests
@@ -337,6 +349,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         if (!limiter.tryAcquire(System.nanoTime()))
         {
             reply(ctx, rid, Reason.RATE_LIMITED, "more than " + exchange.ctx.ratePerSecond() + " requests a second");
+            return;
+        }
+        if (session.marketDataOnly())
+        {
+            reply(ctx, rid, Reason.NOT_AUTHORIZED, MarketDataLogin.REFUSAL);
             return;
         }
         switch (r.kind)
@@ -407,7 +424,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
                 fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "already logged in");
                 return;
             case LOGIN_ACCEPTED, SESSION_ERROR, RESEND_COMPLETE, QUOTE_RESULT, PORTFOLIO, MARKETS, OFFERS, BOOK_SNAPSHOT,
-                BOOK_UPDATE, TRADE, RESPONSE, EVENT, WORKLOAD_LAUNCH, BODY_NOT_SET:
+                BOOK_UPDATE, TRADE, RESPONSE, EVENT, WORKLOAD_LAUNCH, HISTORY, BODY_NOT_SET:
                 fail(ctx, SessionErrorCode.PROTOCOL_VIOLATION, "not a request: " + env.getBodyCase());
                 return;
             default:
@@ -423,8 +440,14 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.RATE_LIMITED, "more than " + exchange.ctx.ratePerSecond() + " requests a second");
             return;
         }
+        if (session.marketDataOnly() && !MarketDataLogin.allows(env.getBodyCase()))
+        {
+            reply(ctx, rid, Reason.NOT_AUTHORIZED, MarketDataLogin.REFUSAL);
+            return;
+        }
         switch (env.getBodyCase())
         {
+            case HISTORY_REQUEST -> exchange.queries.history(session, rid, env.getHistoryRequest());
             case REGISTER_MACHINE -> registerMachine(ctx, rid, env.getRegisterMachine());
             case QUOTE_REQUEST -> query(ctx, rid, exchange.queries.quote(session, rid, env.getQuoteRequest()));
             case PORTFOLIO_REQUEST -> query(ctx, rid, exchange.queries.portfolio(session, rid));

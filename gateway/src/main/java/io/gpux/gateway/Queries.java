@@ -18,8 +18,10 @@ import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.egress.ProtoMapping;
 import io.gpux.gateway.marketdata.MarketData;
+import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.HistoryRequest;
 import io.gpux.proto.v1.LeaseInfo;
 import io.gpux.proto.v1.LeaseState;
 import io.gpux.proto.v1.MachineInfo;
@@ -35,6 +37,8 @@ import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.Side;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -249,24 +253,71 @@ final class Queries
             .setPrepaidUntilMs(lease.startMs + paid);
     }
 
+    /**
+     * Every market, its parameters and its book's best prices now; the egress adds the last price and
+     * the last 24 hours' trading from its price history once it has sent the events up to this point.
+     */
     Query markets(final Session s, final long rid)
     {
-        return engine -> answer(s, Envelope.newBuilder().setRequestId(rid).setMarkets(markets(engine)));
+        return engine ->
+        {
+            final Markets.Builder all = Markets.newBuilder();
+            final List<Market> sorted = new ArrayList<>();
+            engine.markets().forEach(sorted::add);
+            sorted.sort(Comparator.comparingLong(m -> m.id));
+            final long[] ids = new long[sorted.size()];
+            for (int i = 0; i < ids.length; i++)
+            {
+                final Market m = sorted.get(i);
+                ids[i] = m.id;
+                final MarketInfo.Builder info = MarketInfo.newBuilder().setSymbol(m.name).setTick(m.tick)
+                    .setPreemption(m.preemption).setGraceMs(m.graceMs).setMinIncrement(m.minIncrement).setFeeBps(m.feeBps)
+                    .setPrepayMs(m.prepayMs).setMaxGpusPerOrder(m.maxGpusPerOrder).setHalted(m.halted);
+                if (m.bids.levelCount() > 0)
+                {
+                    info.setBestBid(m.bids.level(0).price());
+                }
+                if (m.asks.levelCount() > 0)
+                {
+                    info.setBestAsk(m.asks.level(0).price());
+                }
+                all.addMarkets(info);
+            }
+            final long now = Math.max(0, engine.lastCommandTime());
+            egress.put(new Egress.HistoryRead(s, engine.eventSequence(), history ->
+            {
+                for (int i = 0; i < ids.length; i++)
+                {
+                    final PriceHistory.Summary traded = history.summary(ids[i], now);
+                    if (traded.traded())
+                    {
+                        all.getMarketsBuilder(i).setLastPrice(traded.lastPrice()).setVolume24H(traded.volume24h())
+                            .setTrades24H(traded.trades24h());
+                    }
+                }
+                return Envelope.newBuilder().setRequestId(rid).setMarkets(all).build();
+            }));
+        };
     }
 
-    static Markets.Builder markets(final MatchingEngine engine)
+    /** A market's candles, answered by the egress from its price history (not a query of the core). */
+    void history(final Session s, final long rid, final HistoryRequest request)
     {
-        final Markets.Builder all = Markets.newBuilder();
-        final java.util.List<Market> sorted = new java.util.ArrayList<>();
-        engine.markets().forEach(sorted::add);
-        sorted.sort(java.util.Comparator.comparingLong(m -> m.id));
-        for (final Market m : sorted)
+        final Directory.MarketEntry m = directory.market(request.getMarket());
+        final PriceHistory.Interval interval = PriceHistory.Interval.of(request.getInterval());
+        final long from = request.hasFromMs() ? request.getFromMs() : Long.MIN_VALUE;
+        final long to = request.hasToMs() ? request.getToMs() : Long.MAX_VALUE;
+        final String problem = m == null ? request.getMarket()
+            : interval == null ? "interval must be one of 1m, 5m, 1h, 1d (INTERVAL_1M ... INTERVAL_1D)"
+            : from >= to ? "from_ms must be before to_ms" : null;
+        if (problem != null)
         {
-            all.addMarkets(MarketInfo.newBuilder().setSymbol(m.name).setTick(m.tick).setPreemption(m.preemption)
-                .setGraceMs(m.graceMs).setMinIncrement(m.minIncrement).setFeeBps(m.feeBps).setPrepayMs(m.prepayMs)
-                .setMaxGpusPerOrder(m.maxGpusPerOrder).setHalted(m.halted));
+            answer(s, Envelope.newBuilder().setRequestId(rid).setResponse(Response.newBuilder()
+                .setReason(m == null ? Reason.UNKNOWN_MARKET : Reason.INVALID_REQUEST).setMessage(problem)));
+            return;
         }
-        return all;
+        egress.put(new Egress.HistoryRead(s, 0, history -> Envelope.newBuilder().setRequestId(rid)
+            .setHistory(history.history(m.id(), interval, from, to).setMarket(m.symbol())).build()));
     }
 
     Query subscribe(final Session s, final long rid, final long marketId)

@@ -71,6 +71,11 @@ public final class ServerMain implements Callable<Integer>
     int maxSessions = GatewayConfiguration.intProp(GatewayConfiguration.MAX_SESSIONS_PROP,
         GatewayConfiguration.MAX_SESSIONS_DEFAULT);
 
+    @Option(names = "--max-market-data-sessions", description = "market-data sessions (a login without a key, market " +
+        "data only) the server holds open in all; 0 takes none (default ${DEFAULT-VALUE})")
+    int maxMarketDataSessions = GatewayConfiguration.intProp(GatewayConfiguration.MAX_MARKET_DATA_SESSIONS_PROP,
+        GatewayConfiguration.MAX_MARKET_DATA_SESSIONS_DEFAULT);
+
     @Option(names = "--login-failure-burst", description = "failed logins allowed at once per source address and per " +
         "key before logins are refused unchecked (default ${DEFAULT-VALUE})")
     int loginFailureBurst = GatewayConfiguration.intProp(GatewayConfiguration.LOGIN_FAILURE_BURST_PROP,
@@ -147,7 +152,7 @@ public final class ServerMain implements Callable<Integer>
             .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20)
             .bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
             .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros)
-            .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions)
+            .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions).maxMarketDataSessions(maxMarketDataSessions)
             .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond)
             .maxResendsPerAccount(maxResendsPerAccount).maxResends(maxResends)
             .allowPlaintext(allowPlaintext);

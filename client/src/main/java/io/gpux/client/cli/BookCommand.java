@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
 /** {@code gpux book}: a market's order book as a price ladder; {@code --follow} goes on with updates and trades. */
 @Command(name = "book", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Prints a market's book (best 20 levels a side, aggregated) as a ladder: asks above, bids below.",
-        "With --follow, goes on printing level changes and trades until Ctrl-C."})
+        "With --follow, goes on printing level changes and trades until Ctrl-C.",
+        "Needs no key: without --key-file or GPUX_KEY_ID it logs in as a market-data session."})
 public final class BookCommand extends ClientCommand
 {
     @Option(names = "--market", required = true, paramLabel = "SYMBOL", description = "the market (any case); an unknown one lists the markets")
@@ -38,7 +39,7 @@ public final class BookCommand extends ClientCommand
             throw CliException.usage("--depth must be at least 1, got " + depth);
         }
         final StreamListener stream = new StreamListener(false, market);
-        try (GpuxClient client = connect(stream))
+        try (GpuxClient client = connectForMarketData(stream))
         {
             final MarketDirectory markets = MarketDirectory.fetch(client, timeout());
             final long subscription = client.subscribe(markets.resolve(market));

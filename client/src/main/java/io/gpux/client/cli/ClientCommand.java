@@ -146,12 +146,27 @@ abstract class ClientCommand implements Callable<Integer>
     }
 
     /**
+     * Connects with the key if one is given (--key-file, or GPUX_KEY_ID and GPUX_SECRET), else as a
+     * market-data session, which needs no key and may only read market data.
+     */
+    GpuxClient connectForMarketData(final ClientListener listener) throws CliException, IOException, InterruptedException
+    {
+        return open(newClient(listener, ctx -> { }, !Credentials.given(connection.keyFile, env())));
+    }
+
+    /**
      * A client of the connection options, not connected yet: for a caller that attaches its listeners
      * before the Login, so that nothing the exchange sends at the Login is missed; then {@link #open}.
      */
     GpuxClient newClient(final ClientListener listener, final Consumer<GpuxClient.Context> settings) throws CliException
     {
-        final Credentials key = Credentials.resolve(connection.keyFile, env());
+        return newClient(listener, settings, false);
+    }
+
+    private GpuxClient newClient(final ClientListener listener, final Consumer<GpuxClient.Context> settings,
+        final boolean marketData) throws CliException
+    {
+        final Credentials key = marketData ? null : Credentials.resolve(connection.keyFile, env());
         final TlsChoice tls = TlsChoice.resolve(connection, env());
         if (connection.port < 1 || connection.port > 65_535)
         {
@@ -161,16 +176,22 @@ abstract class ClientCommand implements Callable<Integer>
         final GpuxClient.Context ctx = new GpuxClient.Context()
             .host(connection.host)
             .port(connection.port)
-            .keyId(key.keyId())
-            .secretHex(key.secretHex())
             .listener(listener)
             .clientName("gpux-cli")
             .connectTimeout(timeout())
             .loginTimeout(timeout())
             .errorHandler(t -> err.println(name() + ": " + t));
+        if (key == null)
+        {
+            ctx.marketData();
+        }
+        else
+        {
+            ctx.keyId(key.keyId()).secretHex(key.secretHex());
+            warmUpLogin(key);
+        }
         tls.applyTo(ctx);
         settings.accept(ctx);
-        warmUpLogin(key);
         final GpuxClient client;
         try
         {

@@ -18,6 +18,12 @@ record Credentials(long keyId, String secretHex)
     static final String ENV_KEY_ID = "GPUX_KEY_ID";
     static final String ENV_SECRET = "GPUX_SECRET";
 
+    /** Whether a key is given at all: a key file, or either of the environment variables. */
+    static boolean given(final Path keyFile, final Map<String, String> env)
+    {
+        return keyFile != null || !isBlank(env.get(ENV_KEY_ID)) || !isBlank(env.get(ENV_SECRET));
+    }
+
     /** The key file if one is given, else the environment; a usage error if neither has a key. */
     static Credentials resolve(final Path keyFile, final Map<String, String> env) throws CliException
     {

@@ -26,6 +26,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     description = "The gpux exchange's command-line client.",
     subcommands = {
         BidCommand.class, AskCommand.class, CancelCommand.class, ReplaceCommand.class, ReleaseCommand.class, QuoteCommand.class, BookCommand.class,
+        MarketsCommand.class, HistoryCommand.class,
         LeasesCommand.class, WatchCommand.class, AgentCommand.class, AdminCommand.class, JobCommand.class,
         LaunchCommand.class, StatusCommand.class, LogsCommand.class, RunCommand.class,
         OffersCommand.class, StatementCommand.class,

@@ -7,6 +7,7 @@ import io.gpux.engine.journal.EventCodec;
 import io.gpux.engine.journal.Journal;
 import io.gpux.engine.journal.RecordDescriptor;
 import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.LoginAccepted;
@@ -35,6 +36,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -121,6 +123,15 @@ public final class Egress implements Agent
     {
     }
 
+    /**
+     * A read of the price history, which this thread keeps from the journal's trades: once the events up
+     * to lastEventSeq are sent (0: at once, in turn), the envelope that {@code answer} makes goes to the session.
+     */
+    public record HistoryRead(Session session, long lastEventSeq, Function<PriceHistory, Envelope> answer)
+        implements Deferred
+    {
+    }
+
     /** An envelope for one session (a query's answer, an error). */
     public record Direct(long sessionId, Envelope envelope) implements Message
     {
@@ -202,6 +213,8 @@ public final class Egress implements Agent
     private long pendingHead;
     private long pendingTail;
     private final MessageHandler onCompletion = this::onCompletion;
+    /** Candles and last prices from every trade of the journal, read from its start at each start of the gateway. */
+    private final PriceHistory history = new PriceHistory();
     private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
     private final ArrayList<Session> touched = new ArrayList<>();
     private volatile boolean caughtUp;
@@ -563,6 +576,7 @@ public final class Egress implements Agent
     {
         if (e.type == EventType.TRADE)
         {
+            history.onTrade(e.marketId, e.timeMs, e.price, e.gpus);
             final List<Session> list = subscribers.get(e.marketId);
             if (list != null)
             {
@@ -634,6 +648,10 @@ public final class Egress implements Agent
             {
                 p.portfolio().setLastSeq(accountSeq.get(p.session().accountId));
                 send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(p.portfolio()).build());
+            }
+            else if (d instanceof HistoryRead h && sessions.containsKey(h.session().id))
+            {
+                send(h.session(), h.answer().apply(history));
             }
             n++;
         }

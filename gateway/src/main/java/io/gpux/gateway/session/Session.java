@@ -34,6 +34,9 @@ public final class Session
     public static final byte KIND_NEW_KEY = 4;
     public static final byte KIND_REVOKE_KEY = 5;
 
+    /** The account id of a market-data session: no account has it. */
+    public static final long MARKET_DATA_ACCOUNT = 0;
+
     public final long id;
     public final Channel channel;
     public final long accountId;
@@ -73,6 +76,12 @@ public final class Session
         this.roles = roles;
         this.cancelOnDisconnect = cancelOnDisconnect;
         this.keyId = keyId;
+    }
+
+    /** A market-data login (Login key_id 0): no account, no key; it may only read public market data. */
+    public boolean marketDataOnly()
+    {
+        return accountId == MARKET_DATA_ACCOUNT;
     }
 
     public boolean isAdmin()

@@ -25,18 +25,26 @@ public final class SessionRegistry
 
     private final int maxPerAccount;
     private final int maxTotal;
+    private final int maxMarketData;
     private final Long2ObjectHashMap<List<Session>> byAccount = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> byKey = new Long2ObjectHashMap<>();
     private int total;
 
     public SessionRegistry(final int maxPerAccount, final int maxTotal)
     {
-        if (maxPerAccount < 1 || maxTotal < 1)
+        this(maxPerAccount, maxTotal, maxPerAccount);
+    }
+
+    /** @param maxMarketData market-data sessions (no account, no key) allowed in all; 0: none. */
+    public SessionRegistry(final int maxPerAccount, final int maxTotal, final int maxMarketData)
+    {
+        if (maxPerAccount < 1 || maxTotal < 1 || maxMarketData < 0)
         {
             throw new IllegalArgumentException("session limits must be positive");
         }
         this.maxPerAccount = maxPerAccount;
         this.maxTotal = maxTotal;
+        this.maxMarketData = maxMarketData;
     }
 
     /**
@@ -47,7 +55,7 @@ public final class SessionRegistry
      */
     public synchronized Refusal register(final Session session, final LongPredicate keyLive)
     {
-        if (!keyLive.test(session.keyId))
+        if (!session.marketDataOnly() && !keyLive.test(session.keyId))
         {
             return new Refusal("the key was revoked");
         }
@@ -56,7 +64,12 @@ public final class SessionRegistry
             return new Refusal("the server has its maximum of " + maxTotal + " sessions: retry later");
         }
         final List<Session> ofAccount = byAccount.get(session.accountId);
-        if (ofAccount != null && ofAccount.size() >= maxPerAccount)
+        if (session.marketDataOnly() && (ofAccount == null ? 0 : ofAccount.size()) >= maxMarketData)
+        {
+            return new Refusal(maxMarketData == 0 ? "this exchange takes no market-data logins: log in with a key"
+                : "the server has its maximum of " + maxMarketData + " market-data sessions: retry later");
+        }
+        if (!session.marketDataOnly() && ofAccount != null && ofAccount.size() >= maxPerAccount)
         {
             return new Refusal("account " + session.accountName + " has its maximum of " + maxPerAccount +
                 " sessions: log one out first");
