@@ -446,7 +446,7 @@ class GpuxCliTest
     @Test
     void agentRunsOnRecordedGpusWithoutNvidiaSmi() throws Exception
     {
-        final String owner = account("rhea", "OWNER", null);
+        final String owner = account("oona", "OWNER", null);
         final Run run = ok(cli("agent", "--recorded-gpus", "h200", "--name", "recorded-node", "--interval", "100ms",
             "--reserve", "2", "--run-for", "1500ms", "--json", "--key-file", owner));
         final List<Object> events = run.json().stream().map(l -> l.get("event")).toList();
