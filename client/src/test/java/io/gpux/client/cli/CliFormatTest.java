@@ -72,6 +72,16 @@ class CliFormatTest
     }
 
     @Test
+    void theTestReaderRefusesFractionsDuplicatesAndTrailingText()
+    {
+        for (final String bad : new String[] {"{\"p\":2.5}", "{\"p\":[1e3]}", "{\"a\":1,\"a\":2}", "{} {}", "[1]"})
+        {
+            assertThrows(IllegalArgumentException.class, () -> MiniJson.object(bad), bad);
+        }
+        assertEquals(Map.of("a", List.of(1L, "2")), MiniJson.object("{\"a\":[1,\"2\"]}"));
+    }
+
+    @Test
     void tablesAlignNumbersRightAndTextLeft()
     {
         final StringWriter out = new StringWriter();
