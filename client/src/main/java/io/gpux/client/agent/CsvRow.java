@@ -1,20 +1,24 @@
 package io.gpux.client.agent;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * One data line of nvidia-smi CSV output, cut into cells, with typed access by column that turns
  * every malformed value into an {@link NvidiaSmiException} naming the line and the field.
  * <p>
- * Numbers are parsed by hand into fixed-point longs: a decimal such as {@code 122.55} never goes
- * through {@code double}, so {@code 122.55 W} is exactly {@code 122550} mW. The quantities
- * nvidia-smi reports are never negative, so a minus sign is an error and
+ * Numbers are parsed into fixed-point longs through {@link BigDecimal}: a decimal such as
+ * {@code 122.55} never goes through {@code double}, so {@code 122.55 W} is exactly {@code 122550}
+ * mW. The quantities nvidia-smi reports are never negative, so a minus sign is an error and
  * {@link NvidiaSmiCsv#NULL_VALUE} cannot collide with a real value.
  */
 final class CsvRow
 {
-    /** Beyond 18 digits a long may overflow; no GPU quantity comes near that. */
-    private static final int MAX_DIGITS = 18;
+    /** Digits, then perhaps a point and more digits: no sign, exponent or bare point. */
+    private static final Pattern DECIMAL = Pattern.compile("[0-9]+(\\.[0-9]+)?");
+    private static final Pattern PSTATE = Pattern.compile("P[0-9]{1,2}");
 
     private final int lineNumber;
     private final String[] cells;
@@ -96,16 +100,11 @@ final class CsvRow
         {
             return NvidiaSmiCsv.NULL_VALUE;
         }
-        if (cell.length() < 2 || cell.length() > 3 || cell.charAt(0) != 'P' || !allDigits(cell, 1, cell.length()))
+        if (!PSTATE.matcher(cell).matches() || Integer.parseInt(cell, 1, cell.length(), 10) > 15)
         {
             throw problem(column, "'" + cell + "' is not a performance state P0..P15");
         }
-        final int state = Integer.parseInt(cell, 1, cell.length(), 10);
-        if (state > 15)
-        {
-            throw problem(column, "'" + cell + "' is not a performance state P0..P15");
-        }
-        return state;
+        return Integer.parseInt(cell, 1, cell.length(), 10);
     }
 
     /**
@@ -121,43 +120,31 @@ final class CsvRow
             return NvidiaSmiCsv.NULL_VALUE;
         }
         final String number = stripUnit(column, cell);
-        final int dot = number.indexOf('.');
-        final int integerEnd = dot < 0 ? number.length() : dot;
-        if (integerEnd == 0 || !allDigits(number, 0, integerEnd) ||
-            (dot >= 0 && (dot == number.length() - 1 || !allDigits(number, dot + 1, number.length()))))
+        if (!DECIMAL.matcher(number).matches())
         {
             throw problem(column, "'" + cell + "' is not a number");
         }
-        if (dot >= 0 && scale == 0)
+        if (scale == 0 && number.indexOf('.') >= 0)
         {
             throw problem(column, "'" + cell + "' is not a whole number");
         }
-
-        final int fractionStart = dot < 0 ? number.length() : dot + 1;
-        final int fractionDigits = number.length() - fractionStart;
-        for (int i = fractionStart + scale; i < number.length(); i++)
+        final BigDecimal scaled;
+        try
         {
-            if (number.charAt(i) != '0')
-            {
-                throw problem(column, "'" + cell + "' has more than " + scale + " decimals");
-            }
+            scaled = new BigDecimal(number).setScale(scale, RoundingMode.UNNECESSARY);
         }
-        if (integerEnd + scale > MAX_DIGITS)
+        catch (final ArithmeticException e)
+        {
+            throw problem(column, "'" + cell + "' has more than " + scale + " decimals");
+        }
+        try
+        {
+            return scaled.unscaledValue().longValueExact();
+        }
+        catch (final ArithmeticException e)
         {
             throw problem(column, "'" + cell + "' is out of range");
         }
-
-        long value = 0;
-        for (int i = 0; i < integerEnd; i++)
-        {
-            value = value * 10 + (number.charAt(i) - '0');
-        }
-        for (int i = 0; i < scale; i++)
-        {
-            final int digit = i < fractionDigits ? number.charAt(fractionStart + i) - '0' : 0;
-            value = value * 10 + digit;
-        }
-        return value;
     }
 
     /** Removes the field's unit, when the output has units; any other suffix is an error. */
@@ -175,19 +162,6 @@ final class CsvRow
             throw problem(column, "'" + cell + "' has an unexpected unit" + (unit == null ? "" : "; expected " + unit));
         }
         return cell.substring(0, space);
-    }
-
-    private static boolean allDigits(final String s, final int from, final int to)
-    {
-        for (int i = from; i < to; i++)
-        {
-            final char c = s.charAt(i);
-            if (c < '0' || c > '9')
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     private NvidiaSmiException problem(final int column, final String problem)

@@ -1,15 +1,24 @@
 package io.gpux.client.agent;
 
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
 /**
  * Parser of the CSV printed by {@code nvidia-smi --query-gpu=FIELDS --format=csv[,noheader][,nounits]}:
- * one line per GPU, cells separated by {@code ", "}, in the order of the queried fields.
+ * one line per GPU, cells separated by {@code ", "}, in the order of the queried fields. Lines are
+ * cut by Apache Commons CSV: spaces around a cell are dropped, and a cell in double quotes is one
+ * value even with a comma inside.
  * <ul>
  *   <li>The caller gives the field list it queried and says whether it asked for a header. A header
  *       is checked against the fields (long names such as {@code clocks.current.sm} match their
@@ -30,6 +39,9 @@ public final class NvidiaSmiCsv
 {
     /** The value of a numeric field nvidia-smi reports as unavailable; real values are never negative. */
     public static final int NULL_VALUE = -1;
+
+    /** One line of nvidia-smi's CSV: cells trimmed, a cell in double quotes taken as one value. */
+    private static final CSVFormat LINE = CSVFormat.DEFAULT.builder().setIgnoreSurroundingSpaces(true).get();
 
     private final List<String> fields;
     private final List<String> canonicalFields;
@@ -190,7 +202,7 @@ public final class NvidiaSmiCsv
             {
                 continue;
             }
-            final String[] cells = cells(lines[i]);
+            final String[] cells = cells(lineNumber, lines[i]);
             if (headerPending)
             {
                 checkHeader(lineNumber, cells);
@@ -263,14 +275,20 @@ public final class NvidiaSmiCsv
         return name.equals(canonicalFields.get(column)) || name.equals(fields.get(column));
     }
 
-    /** nvidia-smi separates cells with ", "; no value it prints (names, ids, numbers) contains a comma. */
-    private static String[] cells(final String line)
+    /**
+     * nvidia-smi separates cells with {@code ", "}; no value it prints (names, ids, numbers) contains
+     * a comma, but a quoted cell is read as CSV reads it, so a quoted comma stays in its cell.
+     */
+    private static String[] cells(final int lineNumber, final String line) throws NvidiaSmiException
     {
-        final String[] cells = line.split(",", -1);
-        for (int i = 0; i < cells.length; i++)
+        try (CSVParser parser = CSVParser.parse(line, LINE))
         {
-            cells[i] = cells[i].trim();
+            final Iterator<CSVRecord> records = parser.iterator();
+            return records.hasNext() ? records.next().values() : new String[] {""};
         }
-        return cells;
+        catch (final IOException | UncheckedIOException e)
+        {
+            throw new NvidiaSmiException(lineNumber, "not CSV: " + e.getMessage());
+        }
     }
 }

@@ -301,8 +301,7 @@ public final class AgentCommand extends ClientCommand
         {
             if (json)
             {
-                final String f = fields.toString();
-                out().println("{\"type\":\"agent\",\"event\":\"" + event + "\"" + (f.length() > 2 ? "," + f.substring(1) : "}"));
+                out().println(new Json().put("type", "agent").put("event", event).putAll(fields));
             }
             else
             {

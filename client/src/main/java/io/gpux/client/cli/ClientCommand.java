@@ -320,7 +320,7 @@ abstract class ClientCommand implements Callable<Integer>
             {
                 j.put("hint", hint);
             }
-            out().println(fields == null ? j : merge(j, fields));
+            out().println(fields == null ? j : j.putAll(fields));
         }
         else
         {
@@ -356,12 +356,5 @@ abstract class ClientCommand implements Callable<Integer>
         final String qualified = spec.qualifiedName(" ");
         final int space = qualified.indexOf(' ');
         return space < 0 ? qualified : qualified.substring(space + 1);
-    }
-
-    private static String merge(final Json head, final Json tail)
-    {
-        final String a = head.toString();
-        final String b = tail.toString();
-        return b.length() <= 2 ? a : a.substring(0, a.length() - 1) + "," + b.substring(1);
     }
 }

@@ -1,73 +1,79 @@
 package io.gpux.client.cli;
 
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.UncheckedIOException;
+
 /**
- * A JSON object written as one line, for {@code --json} output. Prices and amounts are put as strings
- * of their exact decimal text ({@code "2.5000"}, {@code "12.345678"}) so that no reader turns them
- * into floating point; ids, counts and times are JSON integers.
+ * A JSON object written as one line, for {@code --json} output: a Jackson {@link ObjectNode} that
+ * keeps the order fields were put in, plus the scalar fields as {@code key=value} words for the text
+ * form of the same line. Prices and amounts are put as strings of their exact decimal text
+ * ({@code "2.5000"}, {@code "12.345678"}) so that no reader turns them into floating point; ids,
+ * counts and times are JSON integers.
  *
  * <pre>{@code new Json().put("type", "fill").put("gpus", 4).put("price", "2.5000").toString()}</pre>
  */
 final class Json
 {
-    private final StringBuilder sb = new StringBuilder(128).append('{');
+    /**
+     * Compact output; besides what JSON requires, U+2028 and U+2029 are escaped so that no reader
+     * that splits lines on them (JavaScript, Python's {@code splitlines}) cuts a line in two.
+     */
+    private static final JsonMapper MAPPER =
+        JsonMapper.builder(new JsonFactoryBuilder().characterEscapes(new LineSeparatorEscapes()).build()).build();
+
+    private final ObjectNode node = JsonNodeFactory.instance.objectNode();
     private final StringBuilder human = new StringBuilder(64);
-    private boolean empty = true;
 
     Json put(final String key, final String value)
     {
         human(key, value);
-        key(key);
-        if (value == null)
-        {
-            sb.append("null");
-        }
-        else
-        {
-            quote(sb, value);
-        }
+        node.put(key, value);
         return this;
     }
 
     Json put(final String key, final long value)
     {
         human(key, Long.toString(value));
-        key(key).append(value);
+        node.put(key, value);
         return this;
     }
 
     Json put(final String key, final boolean value)
     {
         human(key, Boolean.toString(value));
-        key(key).append(value);
+        node.put(key, value);
         return this;
     }
 
     /** An array of objects. */
     Json put(final String key, final Iterable<Json> values)
     {
-        return array(key, values, (out, value) -> out.append(value));
+        final ArrayNode array = node.putArray(key);
+        values.forEach(value -> array.add(value.node));
+        return this;
     }
 
     /** An array of strings. */
     Json putStrings(final String key, final Iterable<String> values)
     {
-        return array(key, values, Json::quote);
+        final ArrayNode array = node.putArray(key);
+        values.forEach(array::add);
+        return this;
     }
 
-    private <T> Json array(final String key, final Iterable<T> values, final java.util.function.BiConsumer<StringBuilder, T> write)
+    /** Appends {@code other}'s fields after this object's own; a key both have takes {@code other}'s value. */
+    Json putAll(final Json other)
     {
-        key(key).append('[');
-        boolean first = true;
-        for (final T value : values)
-        {
-            if (!first)
-            {
-                sb.append(',');
-            }
-            first = false;
-            write.accept(sb, value);
-        }
-        sb.append(']');
+        node.setAll(other.node);
         return this;
     }
 
@@ -86,52 +92,41 @@ final class Json
         human.append(key).append('=').append(value);
     }
 
-    private StringBuilder key(final String key)
-    {
-        if (!empty)
-        {
-            sb.append(',');
-        }
-        empty = false;
-        quote(sb, key);
-        return sb.append(':');
-    }
-
     @Override
     public String toString()
     {
-        return sb + "}";
+        try
+        {
+            return MAPPER.writeValueAsString(node);
+        }
+        catch (final JsonProcessingException e)
+        {
+            throw new UncheckedIOException(e);
+        }
     }
 
-    /** Appends a JSON string literal (RFC 8259): quotes, backslashes and control characters escaped. */
-    static void quote(final StringBuilder out, final String s)
+    private static final class LineSeparatorEscapes extends CharacterEscapes
     {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++)
+        private static final SerializedString LINE_SEPARATOR = new SerializedString("\\u2028");
+        private static final SerializedString PARAGRAPH_SEPARATOR = new SerializedString("\\u2029");
+
+        private final int[] asciiEscapes = standardAsciiEscapesForJSON();
+
+        @Override
+        public int[] getEscapeCodesForAscii()
         {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                default ->
-                {
-                    if (c < 0x20 || c == 0x2028 || c == 0x2029)
-                    {
-                        out.append(String.format("\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        out.append(c);
-                    }
-                }
-            }
+            return asciiEscapes;
         }
-        out.append('"');
+
+        @Override
+        public SerializableString getEscapeSequence(final int ch)
+        {
+            return switch (ch)
+            {
+                case 0x2028 -> LINE_SEPARATOR;
+                case 0x2029 -> PARAGRAPH_SEPARATOR;
+                default -> null;
+            };
+        }
     }
 }

@@ -369,6 +369,25 @@ class NvidiaSmiCsvTest
     }
 
     @Test
+    void aQuotedCellKeepsItsCommaAndSpaces() throws NvidiaSmiException
+    {
+        final GpuInfo gpu = single(NO_HEADER.parseGpus(withCell(idleLine(), "name", "\"NVIDIA H200, rev 2 \"")));
+
+        assertEquals("NVIDIA H200, rev 2 ", gpu.name());
+        assertEquals(143_771, gpu.memoryTotalMiB());
+    }
+
+    @Test
+    void rejectsAnUnclosedQuoteNamingTheLine()
+    {
+        final String output = idleLine() + "\n" + withCell(idleLine(), "name", "\"NVIDIA H200");
+        final NvidiaSmiException ex = assertThrows(NvidiaSmiException.class, () -> NO_HEADER.parseGpus(output));
+
+        assertEquals(2, ex.lineNumber());
+        assertTrue(ex.getMessage().startsWith("line 2: not CSV: "), ex.getMessage());
+    }
+
+    @Test
     void rejectsNonCsvText()
     {
         final NvidiaSmiException ex = assertThrows(NvidiaSmiException.class,

@@ -2,6 +2,7 @@ package io.gpux.client.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -51,11 +52,33 @@ class CliFormatTest
         final String line = new Json().put("text", nasty).put("n", -42).put("ok", true)
             .put("list", List.of(new Json().put("price", "2.5000"))).toString();
         assertEquals(-1, line.indexOf('\n'), "one line");
+        assertEquals(-1, line.indexOf('\u2028'), "no line separator a reader could split on");
+        assertTrue(line.startsWith("{\"text\":\"a \\\"quoted\\\" back\\\\slash\\nnew line\\ttab \\u0001 and \\u2028\","), line);
         final Map<String, Object> back = MiniJson.object(line);
         assertEquals(nasty, back.get("text"));
         assertEquals(-42L, back.get("n"));
         assertEquals(true, back.get("ok"));
         assertEquals("2.5000", ((Map<?, ?>)((List<?>)back.get("list")).get(0)).get("price"));
+    }
+
+    @Test
+    void jsonKeepsTheOrderFieldsWerePutInAndAppendsMergedFields()
+    {
+        final Json result = new Json().put("type", "result").put("ok", true)
+            .putAll(new Json().put("order_id", 7).putStrings("markets", List.of("h100", "a100")));
+        assertEquals("{\"type\":\"result\",\"ok\":true,\"order_id\":7,\"markets\":[\"h100\",\"a100\"]}", result.toString());
+        assertEquals("type=result ok=true", result.human());
+        assertEquals("{}", new Json().toString());
+    }
+
+    @Test
+    void theTestReaderRefusesFractionsDuplicatesAndTrailingText()
+    {
+        for (final String bad : new String[] {"{\"p\":2.5}", "{\"p\":[1e3]}", "{\"a\":1,\"a\":2}", "{} {}", "[1]"})
+        {
+            assertThrows(IllegalArgumentException.class, () -> MiniJson.object(bad), bad);
+        }
+        assertEquals(Map.of("a", List.of(1L, "2")), MiniJson.object("{\"a\":[1,\"2\"]}"));
     }
 
     @Test

@@ -394,8 +394,7 @@ public final class Analysis
 
     private void jobs(final List<JobRecord> jobList)
     {
-        final long[] waits = new long[jobList.size()];
-        int n = 0;
+        final Percentiles waits = new Percentiles();
         for (final JobRecord j : jobList)
         {
             if (j.outcome == JobRecord.Outcome.BATCH)
@@ -408,13 +407,12 @@ public final class Analysis
             if (j.firstLeaseMs >= 0)
             {
                 jobsLeased++;
-                waits[n++] = Math.max(0, j.firstLeaseMs - j.arrivalMs);
+                waits.record(Math.max(0, j.firstLeaseMs - j.arrivalMs));
             }
         }
-        final Percentiles p = new Percentiles(waits, n);
-        waitP50Ms = p.at(50);
-        waitP90Ms = p.at(90);
-        waitP99Ms = p.at(99);
+        waitP50Ms = waits.at(50);
+        waitP90Ms = waits.at(90);
+        waitP99Ms = waits.at(99);
     }
 
     // ------------------------------------------------------------------------------------------

@@ -1,17 +1,36 @@
 package io.gpux.sim.report;
 
-import java.util.ArrayList;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Just enough JSON for the report: write nested {@link Map}s (insertion order kept), {@link List}s,
- * strings, numbers, booleans and null; read it back (for tests).
+ * The report's JSON, written by Jackson from nested {@link Map}s (insertion order kept), {@link List}s,
+ * strings, numbers, booleans and null. The layout is for people reading the file: two-space
+ * indentation, {@code "key": value}, an array of plain values on one line ({@code [1, 2, 3]}), an
+ * array of objects or arrays one element a line; a whole double keeps its {@code .0}, NaN and the
+ * infinities become null.
  */
 public final class Json
 {
+    private static final ObjectMapper FLAT = mapper(false);
+    private static final ObjectMapper PRETTY = mapper(true);
+
     private Json()
     {
     }
@@ -22,12 +41,17 @@ public final class Json
         return new LinkedHashMap<>();
     }
 
+    /** The value as the report's JSON text, ending with a newline. */
     public static String write(final Object value)
     {
-        final StringBuilder sb = new StringBuilder(1 << 16);
-        write(sb, value, 0);
-        sb.append('\n');
-        return sb.toString();
+        try
+        {
+            return PRETTY.writeValueAsString(value) + "\n";
+        }
+        catch (final JsonProcessingException e)
+        {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A double rounded to {@code decimals} places (NaN and infinities become null). */
@@ -41,276 +65,102 @@ public final class Json
         return Math.round(v * scale) / scale;
     }
 
-    private static void write(final StringBuilder sb, final Object value, final int indent)
+    /**
+     * Parses JSON text into ordered Maps, Lists, Strings, Integers or Longs (whole numbers written
+     * without a point), Doubles, Booleans and null.
+     *
+     * @throws IllegalArgumentException if the text is not one JSON value.
+     */
+    public static Object parse(final String text)
     {
-        if (value == null)
+        try
         {
-            sb.append("null");
+            return FLAT.readValue(text, Object.class);
         }
-        else if (value instanceof Map<?, ?> map)
+        catch (final JsonProcessingException e)
         {
-            if (map.isEmpty())
-            {
-                sb.append("{}");
-                return;
-            }
-            sb.append("{\n");
-            int i = 0;
-            for (final Map.Entry<?, ?> e : map.entrySet())
-            {
-                pad(sb, indent + 1);
-                string(sb, String.valueOf(e.getKey()));
-                sb.append(": ");
-                write(sb, e.getValue(), indent + 1);
-                sb.append(++i < map.size() ? ",\n" : "\n");
-            }
-            pad(sb, indent);
-            sb.append('}');
+            throw new IllegalArgumentException(e.getOriginalMessage(), e);
         }
-        else if (value instanceof List<?> list)
+    }
+
+    private static ObjectMapper mapper(final boolean pretty)
+    {
+        final SimpleModule module = new SimpleModule("report")
+            .addSerializer(Double.class, new DoubleSerializer())
+            .addSerializer(List.class, new ListSerializer());
+        final JsonMapper.Builder builder = JsonMapper.builder().addModule(module);
+        if (pretty)
+        {
+            final Separators separators = Separators.createDefaultInstance()
+                .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                .withObjectEmptySeparator("")
+                .withArrayEmptySeparator("");
+            builder.defaultPrettyPrinter(new DefaultPrettyPrinter(separators)
+                .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+                .withArrayIndenter(new DefaultIndenter("  ", "\n")))
+                .enable(SerializationFeature.INDENT_OUTPUT);
+        }
+        return builder.build();
+    }
+
+    /** A whole double keeps its {@code .0} (up to 1e15, past which Java writes an exponent); NaN and infinities are null. */
+    private static final class DoubleSerializer extends StdSerializer<Double>
+    {
+        DoubleSerializer()
+        {
+            super(Double.class);
+        }
+
+        @Override
+        public void serialize(final Double value, final JsonGenerator gen, final SerializerProvider provider)
+            throws IOException
+        {
+            final double d = value;
+            if (Double.isNaN(d) || Double.isInfinite(d))
+            {
+                gen.writeNull();
+            }
+            else if (d == Math.rint(d) && Math.abs(d) < 1e15)
+            {
+                gen.writeNumber(String.format(Locale.ROOT, "%.1f", d));
+            }
+            else
+            {
+                gen.writeNumber(d);
+            }
+        }
+    }
+
+    /** An array of plain values on one line, {@code [1, 2, 3]}; one of objects or arrays laid out like an object. */
+    @SuppressWarnings("rawtypes")
+    private static final class ListSerializer extends StdSerializer<List>
+    {
+        ListSerializer()
+        {
+            super(List.class);
+        }
+
+        @Override
+        public void serialize(final List list, final JsonGenerator gen, final SerializerProvider provider)
+            throws IOException
         {
             final boolean flat = list.stream().noneMatch(v -> v instanceof Map || v instanceof List);
             if (flat)
             {
-                sb.append('[');
+                final StringBuilder line = new StringBuilder().append('[');
                 for (int i = 0; i < list.size(); i++)
                 {
-                    if (i > 0)
-                    {
-                        sb.append(", ");
-                    }
-                    write(sb, list.get(i), indent);
+                    line.append(i > 0 ? ", " : "").append(FLAT.writeValueAsString(list.get(i)));
                 }
-                sb.append(']');
+                gen.writeRawValue(line.append(']').toString());
                 return;
             }
-            sb.append("[\n");
-            for (int i = 0; i < list.size(); i++)
+            gen.writeStartArray(list, list.size());
+            for (final Object value : list)
             {
-                pad(sb, indent + 1);
-                write(sb, list.get(i), indent + 1);
-                sb.append(i + 1 < list.size() ? ",\n" : "\n");
+                provider.defaultSerializeValue(value, gen);
             }
-            pad(sb, indent);
-            sb.append(']');
-        }
-        else if (value instanceof String s)
-        {
-            string(sb, s);
-        }
-        else if (value instanceof Double d)
-        {
-            if (d.isNaN() || d.isInfinite())
-            {
-                sb.append("null");
-            }
-            else if (d == Math.rint(d) && Math.abs(d) < 1e15)
-            {
-                sb.append(String.format(Locale.ROOT, "%.1f", d));
-            }
-            else
-            {
-                sb.append(d);
-            }
-        }
-        else if (value instanceof Number || value instanceof Boolean)
-        {
-            sb.append(value);
-        }
-        else
-        {
-            string(sb, value.toString());
-        }
-    }
-
-    private static void pad(final StringBuilder sb, final int indent)
-    {
-        sb.append("  ".repeat(indent));
-    }
-
-    private static void string(final StringBuilder sb, final String s)
-    {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++)
-        {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
-    }
-
-    // ------------------------------------------------------------------------------------------
-
-    /** Parses JSON text into Maps (ordered), Lists, Strings, Doubles, Booleans and null. */
-    public static Object parse(final String text)
-    {
-        final Parser p = new Parser(text);
-        final Object v = p.value();
-        p.skip();
-        if (p.pos != text.length())
-        {
-            throw new IllegalArgumentException("trailing characters at " + p.pos);
-        }
-        return v;
-    }
-
-    private static final class Parser
-    {
-        final String s;
-        int pos;
-
-        Parser(final String s)
-        {
-            this.s = s;
-        }
-
-        void skip()
-        {
-            while (pos < s.length() && Character.isWhitespace(s.charAt(pos)))
-            {
-                pos++;
-            }
-        }
-
-        Object value()
-        {
-            skip();
-            final char c = s.charAt(pos);
-            switch (c)
-            {
-                case '{':
-                {
-                    pos++;
-                    final Map<String, Object> m = new LinkedHashMap<>();
-                    skip();
-                    if (s.charAt(pos) == '}')
-                    {
-                        pos++;
-                        return m;
-                    }
-                    while (true)
-                    {
-                        skip();
-                        final String key = (String)value();
-                        skip();
-                        expect(':');
-                        m.put(key, value());
-                        skip();
-                        if (s.charAt(pos) == ',')
-                        {
-                            pos++;
-                            continue;
-                        }
-                        expect('}');
-                        return m;
-                    }
-                }
-                case '[':
-                {
-                    pos++;
-                    final List<Object> l = new ArrayList<>();
-                    skip();
-                    if (s.charAt(pos) == ']')
-                    {
-                        pos++;
-                        return l;
-                    }
-                    while (true)
-                    {
-                        l.add(value());
-                        skip();
-                        if (s.charAt(pos) == ',')
-                        {
-                            pos++;
-                            continue;
-                        }
-                        expect(']');
-                        return l;
-                    }
-                }
-                case '"':
-                {
-                    pos++;
-                    final StringBuilder sb = new StringBuilder();
-                    while (s.charAt(pos) != '"')
-                    {
-                        char ch = s.charAt(pos++);
-                        if (ch == '\\')
-                        {
-                            ch = s.charAt(pos++);
-                            switch (ch)
-                            {
-                                case 'n' -> sb.append('\n');
-                                case 'r' -> sb.append('\r');
-                                case 't' -> sb.append('\t');
-                                case 'u' ->
-                                {
-                                    sb.append((char)Integer.parseInt(s.substring(pos, pos + 4), 16));
-                                    pos += 4;
-                                }
-                                default -> sb.append(ch);
-                            }
-                        }
-                        else
-                        {
-                            sb.append(ch);
-                        }
-                    }
-                    pos++;
-                    return sb.toString();
-                }
-                default:
-                {
-                    if (s.startsWith("true", pos))
-                    {
-                        pos += 4;
-                        return Boolean.TRUE;
-                    }
-                    if (s.startsWith("false", pos))
-                    {
-                        pos += 5;
-                        return Boolean.FALSE;
-                    }
-                    if (s.startsWith("null", pos))
-                    {
-                        pos += 4;
-                        return null;
-                    }
-                    final int start = pos;
-                    while (pos < s.length() && "+-0123456789.eE".indexOf(s.charAt(pos)) >= 0)
-                    {
-                        pos++;
-                    }
-                    return Double.parseDouble(s.substring(start, pos));
-                }
-            }
-        }
-
-        void expect(final char c)
-        {
-            if (s.charAt(pos) != c)
-            {
-                throw new IllegalArgumentException("expected '" + c + "' at " + pos);
-            }
-            pos++;
+            gen.writeEndArray();
         }
     }
 }

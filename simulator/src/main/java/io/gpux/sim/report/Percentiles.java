@@ -1,31 +1,32 @@
 package io.gpux.sim.report;
 
-import java.util.Arrays;
+import org.HdrHistogram.Histogram;
 
-/** Nearest-rank percentiles of a sample of longs. */
+/**
+ * Nearest-rank percentiles of non-negative longs, kept by HdrHistogram to three significant digits:
+ * the p-th percentile is the smallest recorded value with at least p percent of the values at or
+ * below it. Values under 2048 are exact; a larger one reads as the top of its histogram bucket, at
+ * most 0.1% above the value recorded.
+ */
 final class Percentiles
 {
-    private final long[] sorted;
+    private final Histogram histogram = new Histogram(3);
 
-    Percentiles(final long[] values, final int count)
+    /** Records a value; negative values are not allowed. */
+    Percentiles record(final long value)
     {
-        this.sorted = Arrays.copyOf(values, count);
-        Arrays.sort(sorted);
+        histogram.recordValue(value);
+        return this;
     }
 
-    int count()
+    long count()
     {
-        return sorted.length;
+        return histogram.getTotalCount();
     }
 
-    /** The p-th percentile (0 to 100), -1 if empty. */
+    /** The p-th percentile (0 to 100), -1 if nothing was recorded. */
     long at(final double p)
     {
-        if (sorted.length == 0)
-        {
-            return -1;
-        }
-        final int rank = (int)Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+        return histogram.getTotalCount() == 0 ? -1 : histogram.getValueAtPercentile(p);
     }
 }

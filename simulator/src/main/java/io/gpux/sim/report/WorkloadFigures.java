@@ -1,7 +1,6 @@
 package io.gpux.sim.report;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -72,7 +71,8 @@ public final class WorkloadFigures
         int again = 0;
         int interrupted = 0;
         boolean right = true;
-        final List<Long> readiness = new ArrayList<>();
+        final Percentiles readiness = new Percentiles();
+        long readinessMax = -1;
         final long[] lostWith = new long[3];
         final long[] lostWithout = new long[3];
         for (final JobRun job : jobs)
@@ -90,7 +90,8 @@ public final class WorkloadFigures
                 again += i > 0 ? 1 : 0;
                 if (a.readinessMs() >= 0)
                 {
-                    readiness.add(a.readinessMs());
+                    readiness.record(a.readinessMs());
+                    readinessMax = Math.max(readinessMax, a.readinessMs());
                 }
                 if (a.interrupted())
                 {
@@ -102,16 +103,15 @@ public final class WorkloadFigures
                 }
             }
         }
-        Collections.sort(readiness);
         this.succeeded = ok;
         this.attempts = all;
         this.relaunches = again;
         this.interruptions = interrupted;
         this.countsRight = right;
-        this.readinessSamples = readiness.size();
-        this.readinessP50Ms = percentile(readiness, 50);
-        this.readinessP99Ms = percentile(readiness, 99);
-        this.readinessMaxMs = readiness.isEmpty() ? -1 : readiness.get(readiness.size() - 1);
+        this.readinessSamples = (int)readiness.count();
+        this.readinessP50Ms = readiness.at(50);
+        this.readinessP99Ms = readiness.at(99);
+        this.readinessMaxMs = readinessMax;
         this.withCheckpoint = new Loss((int)lostWith[0], lostWith[1], (int)lostWith[2]);
         this.withoutCheckpoint = new Loss((int)lostWithout[0], lostWithout[1], (int)lostWithout[2]);
     }
@@ -121,17 +121,6 @@ public final class WorkloadFigures
         loss[0]++;
         loss[1] += steps;
         loss[2] = Math.max(loss[2], steps);
-    }
-
-    /** Nearest rank: the smallest value with at least {@code p} percent of the values at or below it; -1 if none. */
-    static long percentile(final List<Long> sorted, final double p)
-    {
-        if (sorted.isEmpty())
-        {
-            return -1;
-        }
-        final int rank = (int)Math.ceil(p / 100.0 * sorted.size());
-        return sorted.get(Math.max(0, Math.min(sorted.size(), rank) - 1));
     }
 
     /** How many jobs ended each way. */

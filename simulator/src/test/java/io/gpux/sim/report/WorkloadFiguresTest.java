@@ -72,9 +72,29 @@ class WorkloadFiguresTest
     @Test
     void percentileIsNearestRank()
     {
-        assertEquals(-1, WorkloadFigures.percentile(List.of(), 50));
-        assertEquals(7, WorkloadFigures.percentile(List.of(7L), 99));
-        assertEquals(2, WorkloadFigures.percentile(List.of(1L, 2L, 3L, 4L), 50));
-        assertEquals(4, WorkloadFigures.percentile(List.of(1L, 2L, 3L, 4L), 99));
+        assertEquals(-1, new Percentiles().at(50));
+        assertEquals(7, new Percentiles().record(7).at(99));
+        final Percentiles four = new Percentiles().record(1).record(2).record(3).record(4);
+        assertEquals(2, four.at(50));
+        assertEquals(4, four.at(99));
+        assertEquals(1, four.at(0));
+    }
+
+    @Test
+    void percentilesAreExactBelow2048AndAtMostATenthOfAPercentHighAbove()
+    {
+        final Percentiles hundred = new Percentiles();
+        for (int v = 1; v <= 100; v++)
+        {
+            hundred.record(v);
+        }
+        assertEquals(50, hundred.at(50));
+        assertEquals(90, hundred.at(90));
+        assertEquals(99, hundred.at(99));
+        assertEquals(2047, new Percentiles().record(2047).at(50));
+
+        final long hour = 3_600_000;
+        final long read = new Percentiles().record(hour).at(50);
+        assertTrue(read >= hour && read <= hour + hour / 1000, "an hour in ms reads as " + read);
     }
 }
