@@ -2,37 +2,28 @@ package io.gpux.gateway;
 
 import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.Quote;
-import io.gpux.engine.book.Order;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.TimeInForce;
-import io.gpux.engine.funds.Account;
-import io.gpux.engine.lease.Lease;
-import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.codec.HotRequest;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.egress.PortfolioView;
 import io.gpux.gateway.egress.ProtoMapping;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
-import io.gpux.proto.v1.LeaseInfo;
-import io.gpux.proto.v1.LeaseState;
-import io.gpux.proto.v1.MachineInfo;
 import io.gpux.proto.v1.MarketInfo;
 import io.gpux.proto.v1.Markets;
-import io.gpux.proto.v1.OpenOrder;
-import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.QuoteFill;
 import io.gpux.proto.v1.QuotePreemption;
 import io.gpux.proto.v1.QuoteRequest;
 import io.gpux.proto.v1.QuoteResult;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
-import io.gpux.proto.v1.Side;
 
 import java.util.List;
 import java.util.Map;
@@ -118,53 +109,14 @@ final class Queries
         };
     }
 
+    /**
+     * Copies the account's orders, leases and machines on the core thread (walking only its own lists);
+     * the egress encodes the answer.
+     */
     Query portfolio(final Session s, final long rid)
     {
-        return engine ->
-        {
-            final Portfolio.Builder p = Portfolio.newBuilder();
-            final Account account = engine.account(s.accountId);
-            if (account != null)
-            {
-                p.setBalance(account.balance).setAvailable(account.available());
-                for (Order o = account.firstOpen; o != null; o = o.accountNext)
-                {
-                    p.addOrders(OpenOrder.newBuilder().setOrderId(o.clientOrderId).setMarket(o.market.name)
-                        .setSide(o.bid ? Side.BID : Side.ASK).setPrice(o.price).setOpenGpus(o.openGpus)
-                        .setMachineId(o.machine == null ? 0 : o.machine.id));
-                }
-            }
-            for (final Lease lease : engine.leases())
-            {
-                if (lease.state != Lease.ENDED && (lease.renter.id == s.accountId || lease.owner.id == s.accountId))
-                {
-                    p.addLeases(LeaseInfo.newBuilder().setLeaseId(lease.id).setMarket(lease.market.name)
-                        .setMachineId(lease.machine.id).setGpus(lease.gpus).setPrice(lease.price)
-                        .setState(lease.state == Lease.PENDING ? LeaseState.PENDING :
-                            lease.notice != null ? LeaseState.PREEMPTING : LeaseState.ACTIVE)
-                        .setStartMs(lease.startMs).setNoticeEffectiveMs(lease.notice != null ? lease.effectiveMs : 0)
-                        .setRenter(lease.renter.id == s.accountId));
-                }
-            }
-            for (final Machine machine : engine.machines())
-            {
-                if (machine.owner.id == s.accountId)
-                {
-                    final Directory.MachineEntry entry = directory.machine(machine.id);
-                    final MachineInfo.Builder m = MachineInfo.newBuilder().setMachineId(machine.id)
-                        .setName(entry == null ? machine.name : entry.name()).setMarket(machine.market.name)
-                        .setGpus(machine.gpus).setOnline(machine.online)
-                        .setReliabilityPpm(machine.relDen == 0 ? 0 : machine.relNum * 1_000_000 / machine.relDen);
-                    final List<GpuTelemetry> t = telemetry.get(machine.id);
-                    if (t != null)
-                    {
-                        m.addAllTelemetry(t);
-                    }
-                    p.addMachines(m);
-                }
-            }
-            egress.put(new Egress.PortfolioAnswer(s, rid, p, engine.eventSequence()));
-        };
+        return engine -> egress.put(new Egress.PortfolioAnswer(s, rid,
+            PortfolioView.copy(engine.account(s.accountId), directory, telemetry), engine.eventSequence()));
     }
 
     Query markets(final Session s, final long rid)
