@@ -2,13 +2,10 @@ package io.gpux.gateway;
 
 import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.Quote;
-import io.gpux.engine.book.Order;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.TimeInForce;
-import io.gpux.engine.funds.Account;
 import io.gpux.engine.funds.Money;
-import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.pipeline.Query;
@@ -16,26 +13,21 @@ import io.gpux.gateway.codec.HotRequest;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.egress.PortfolioView;
 import io.gpux.gateway.egress.ProtoMapping;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.HistoryRequest;
-import io.gpux.proto.v1.LeaseInfo;
-import io.gpux.proto.v1.LeaseState;
-import io.gpux.proto.v1.MachineInfo;
 import io.gpux.proto.v1.MarketInfo;
 import io.gpux.proto.v1.Markets;
-import io.gpux.proto.v1.OpenOrder;
-import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.QuoteFill;
 import io.gpux.proto.v1.QuotePreemption;
 import io.gpux.proto.v1.QuoteRequest;
 import io.gpux.proto.v1.QuoteResult;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
-import io.gpux.proto.v1.Side;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -182,75 +174,14 @@ final class Queries
         }
     }
 
+    /**
+     * Copies the account's orders, leases and machines on the core thread (walking only its own lists);
+     * the egress encodes the answer.
+     */
     Query portfolio(final Session s, final long rid)
     {
-        return engine ->
-        {
-            final Portfolio.Builder p = Portfolio.newBuilder().setTimeMs(engine.lastCommandTime());
-            final Account account = engine.account(s.accountId);
-            if (account != null)
-            {
-                p.setBalance(account.balance).setAvailable(account.available());
-                for (Order o = account.firstOpen; o != null; o = o.accountNext)
-                {
-                    p.addOrders(OpenOrder.newBuilder().setOrderId(o.clientOrderId).setMarket(o.market.name)
-                        .setSide(o.bid ? Side.BID : Side.ASK).setPrice(o.price).setOpenGpus(o.openGpus)
-                        .setMachineId(o.machine == null ? 0 : o.machine.id));
-                }
-            }
-            for (final Lease lease : engine.leases())
-            {
-                if (lease.state != Lease.ENDED && (lease.renter.id == s.accountId || lease.owner.id == s.accountId))
-                {
-                    p.addLeases(leaseInfo(lease, engine.lastCommandTime()).setRenter(lease.renter.id == s.accountId));
-                }
-            }
-            for (final Machine machine : engine.machines())
-            {
-                if (machine.owner.id == s.accountId)
-                {
-                    final Directory.MachineEntry entry = directory.machine(machine.id);
-                    final MachineInfo.Builder m = MachineInfo.newBuilder().setMachineId(machine.id)
-                        .setName(entry == null ? machine.name : entry.name()).setMarket(machine.market.name)
-                        .setGpus(machine.gpus).setOnline(machine.online)
-                        .setReliabilityPpm(machine.relDen == 0 ? 0 : machine.relNum * 1_000_000 / machine.relDen);
-                    final MachineTelemetry t = telemetry.get(machine.id);
-                    if (t != null)
-                    {
-                        m.addAllTelemetry(t.gpus()).setTelemetryMs(t.receivedMs());
-                    }
-                    p.addMachines(m);
-                }
-            }
-            egress.put(new Egress.PortfolioAnswer(s, rid, p, engine.eventSequence()));
-        };
-    }
-
-    /** A live lease at the engine's time {@code now}: its state, when it ends, its cost so far and what its hold has paid for. */
-    static LeaseInfo.Builder leaseInfo(final Lease lease, final long now)
-    {
-        final LeaseInfo.Builder info = LeaseInfo.newBuilder().setLeaseId(lease.id).setMarket(lease.market.name)
-            .setMachineId(lease.machine.id).setGpus(lease.gpus).setPrice(lease.price)
-            .setState(lease.state == Lease.PENDING ? LeaseState.PENDING :
-                lease.notice != null ? LeaseState.PREEMPTING : LeaseState.ACTIVE)
-            .setStartMs(lease.startMs).setNoticeEffectiveMs(lease.notice != null ? lease.effectiveMs : 0)
-            .setEndsMs(lease.notice != null ? lease.effectiveMs
-                : lease.maxDurationMs > 0 ? lease.startMs + lease.maxDurationMs : 0);
-        if (lease.state != Lease.ACTIVE)
-        {
-            return info;
-        }
-        long elapsed = Math.max(lease.settledMs, now - lease.startMs);
-        long paid = lease.settledMs + lease.market.prepayMs;
-        if (lease.maxDurationMs > 0)
-        {
-            elapsed = Math.min(elapsed, Math.max(lease.settledMs, lease.maxDurationMs));
-            paid = Math.min(paid, lease.maxDurationMs);
-        }
-        final long unsettled = Money.costBetween(lease.gpus, lease.price, lease.settledMs, elapsed);
-        return info.setCost(lease.totalCost + unsettled)
-            .setFee(lease.totalFee + Money.fee(unsettled, lease.market.feeBps))
-            .setPrepaidUntilMs(lease.startMs + paid);
+        return engine -> egress.put(new Egress.PortfolioAnswer(s, rid,
+            PortfolioView.copy(engine.account(s.accountId), engine.lastCommandTime(), directory, telemetry), engine.eventSequence()));
     }
 
     /**

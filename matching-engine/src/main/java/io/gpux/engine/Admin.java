@@ -176,6 +176,7 @@ final class Admin
             cmd.machineId, cmd.name, owner, market, cmd.gpus, cmd.regionId,
             cmd.vramGb == Command.ABSENT ? 0 : cmd.vramGb, cmd.interconnectId, engine.out.now);
         engine.machines.put(machine.id, machine);
+        owner.addMachine(machine);
         engine.machineMonitor.registered(machine);
     }
 

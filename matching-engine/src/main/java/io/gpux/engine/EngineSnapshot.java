@@ -288,6 +288,7 @@ public final class EngineSnapshot
             m.relDen = in.readLong();
             m.reliability.read(in);
             e.machines.put(m.id, m);
+            owner.addMachine(m);
             machines.add(m);
         }
 
@@ -384,6 +385,8 @@ public final class EngineSnapshot
             leases[i] = l;
             e.leases.put(l.id, l);
             l.machine.addLease(l);
+            l.renter.addRented(l);
+            l.owner.addOwned(l);
         }
         for (int i = 0; i < leaseCount; i++)
         {

@@ -41,6 +41,8 @@ final class LeaseLifecycle
         lease.price = price;
         lease.maxDurationMs = maxDurationMs;
         machine.addLease(lease);
+        renter.addRented(lease);
+        machine.owner.addOwned(lease);
         engine.leases.put(lease.id, lease);
         return lease;
     }
@@ -151,6 +153,8 @@ final class LeaseLifecycle
         engine.out.leaseEnded(lease, reason);
         engine.leases.remove(lease.id);
         machine.removeLease(lease);
+        lease.renter.removeRented(lease);
+        lease.owner.removeOwned(lease);
 
         if (wasActive)
         {

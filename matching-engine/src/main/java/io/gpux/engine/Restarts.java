@@ -7,8 +7,8 @@ import io.gpux.engine.event.RejectReason;
 import io.gpux.engine.funds.Account;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
+import org.agrona.collections.LongArrayList;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 
@@ -21,8 +21,11 @@ import java.util.Comparator;
 final class Restarts
 {
     private final MatchingEngine engine;
-    /** Leases whose start fell inside the outage, in the order they would have started; they start at T. */
-    private final ArrayList<Lease> deferredStarts = new ArrayList<>();
+    /**
+     * Ids of the leases whose start fell inside the outage, in the order they would have started; they start at
+     * T. Ids, not leases: a lease that ends inside the outage goes back to the pool and may come back as another.
+     */
+    private final LongArrayList deferredStarts = new LongArrayList();
 
     Restarts(final MatchingEngine engine)
     {
@@ -75,7 +78,7 @@ final class Restarts
     {
         if (engine.out.now < engine.outageEndMs)
         {
-            deferredStarts.add(lease);
+            deferredStarts.addLong(lease.id);
             return true;
         }
         return false;
@@ -90,8 +93,8 @@ final class Restarts
         engine.outageEndMs = Long.MIN_VALUE;
         for (int i = 0; i < deferredStarts.size(); i++)
         {
-            final Lease lease = deferredStarts.get(i);
-            if (lease.state == Lease.PENDING && lease.waitingSources == 0 && lease.machine.online)
+            final Lease lease = engine.leases.get(deferredStarts.getLong(i));
+            if (lease != null && lease.state == Lease.PENDING && lease.waitingSources == 0 && lease.machine.online)
             {
                 engine.leaseLifecycle.start(lease);
             }

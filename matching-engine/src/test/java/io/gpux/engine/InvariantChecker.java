@@ -708,6 +708,7 @@ public final class InvariantChecker
         checkMachines(now);
         checkLeases(now);
         checkLeaseIndex();
+        checkAccountIndexes();
         checkTimers(now);
         checkEventView(now);
         checkNotCrossed();
@@ -1127,6 +1128,59 @@ public final class InvariantChecker
             }
         }
         require(indexed == shouldBe, indexed + " leases in the preemptible index, expected " + shouldBe);
+    }
+
+    /**
+     * Each account's lists of its leases as renter, as owner, and of its machines hold exactly what a walk
+     * of every lease and machine finds, in id order, with counts and back links that agree. Needs no
+     * events: it also checks an engine just restored from a snapshot.
+     */
+    void checkAccountIndexes()
+    {
+        final Map<Account, List<Long>> rented = new HashMap<>();
+        final Map<Account, List<Long>> owned = new HashMap<>();
+        final Map<Account, List<Long>> machines = new HashMap<>();
+        final Lease[] leases = engine.leases.values().toArray(new Lease[0]);
+        java.util.Arrays.sort(leases, java.util.Comparator.comparingLong(l -> l.id));
+        for (final Lease l : leases)
+        {
+            rented.computeIfAbsent(l.renter, a -> new ArrayList<>()).add(l.id);
+            owned.computeIfAbsent(l.machine.owner, a -> new ArrayList<>()).add(l.id);
+        }
+        final Machine[] all = engine.machines.values().toArray(new Machine[0]);
+        java.util.Arrays.sort(all, java.util.Comparator.comparingLong(m -> m.id));
+        for (final Machine m : all)
+        {
+            machines.computeIfAbsent(m.owner, a -> new ArrayList<>()).add(m.id);
+        }
+        for (final Account a : engine.accounts.values())
+        {
+            checkList(a.name + ": rented leases", a.firstRented, l -> l.renterNext, l -> l.renterPrev, l -> l.id,
+                l -> engine.leases.get(l.id) == l, rented.getOrDefault(a, List.of()), a.rentedLeaseCount());
+            checkList(a.name + ": owned leases", a.firstOwned, l -> l.ownerNext, l -> l.ownerPrev, l -> l.id,
+                l -> engine.leases.get(l.id) == l, owned.getOrDefault(a, List.of()), a.ownedLeaseCount());
+            checkList(a.name + ": machines", a.firstMachine, m -> m.ownerNext, m -> m.ownerPrev, m -> m.id,
+                m -> engine.machines.get(m.id) == m, machines.getOrDefault(a, List.of()), a.machineCount());
+        }
+    }
+
+    /** An intrusive list holds the expected ids in order, its entries live, its back links and count right. */
+    private static <T> void checkList(
+        final String what, final T first, final java.util.function.UnaryOperator<T> next,
+        final java.util.function.UnaryOperator<T> prev, final java.util.function.ToLongFunction<T> id,
+        final java.util.function.Predicate<T> live, final List<Long> expected, final int count)
+    {
+        final List<Long> ids = new ArrayList<>();
+        T before = null;
+        for (T x = first; x != null && ids.size() <= expected.size(); x = next.apply(x))
+        {
+            require(prev.apply(x) == before, what + ": " + id.applyAsLong(x) + " links back to the wrong entry");
+            require(live.test(x), what + ": " + id.applyAsLong(x) + " is not live");
+            ids.add(id.applyAsLong(x));
+            before = x;
+        }
+        require(ids.equals(expected), what + " " + ids + ", expected " + expected);
+        require(count == ids.size(), what + ": count " + count + ", expected " + ids.size());
     }
 
     private void checkTimers(final long now)

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Restoring a snapshot taken after command k and applying the rest gives exactly the events and the
  * state hash of applying everything, for many k over a busy market (preemption, reclaim, offline
- * machines, funds running out).
+ * machines, funds running out); the restored engine's per-account lists of leases and machines match
+ * a walk of all of them.
  */
 class SnapshotEquivalenceTest
 {
@@ -50,6 +51,7 @@ class SnapshotEquivalenceTest
             }
             final MatchingEngine restored = restore(snapshot(prefix));
             assertEquals(hashes.get(k), restored.stateHash(), "state hash after restoring at command " + k);
+            new InvariantChecker(restored).checkAccountIndexes();
             final StringBuilder tail = new StringBuilder();
             restored.sink(new ScenarioPrinter(symbols, tail));
             for (int i = k + 1; i < commands.size(); i++)
@@ -58,6 +60,7 @@ class SnapshotEquivalenceTest
             }
             assertEquals(full.substring(offsets.get(k)), tail.toString(), "events after restoring at command " + k);
             assertEquals(reference.stateHash(), restored.stateHash(), "final state hash, restored at " + k);
+            new InvariantChecker(restored).checkAccountIndexes();
             checked++;
         }
         assertTrue(checked > 30);

@@ -116,9 +116,10 @@ public final class Egress implements Agent
 
     /**
      * A portfolio read at engine event lastEventSeq: sent once the account's events up to there are
-     * out, with the account's event number at that point, so that it and the event stream agree.
+     * out, with the account's event number at that point, so that it and the event stream agree. The
+     * portfolio is copied on the core thread and encoded here.
      */
-    public record PortfolioAnswer(Session session, long requestId, Portfolio.Builder portfolio, long lastEventSeq)
+    public record PortfolioAnswer(Session session, long requestId, PortfolioView portfolio, long lastEventSeq)
         implements Deferred
     {
     }
@@ -646,8 +647,9 @@ public final class Egress implements Agent
             final Deferred d = waiting.removeFirst();
             if (d instanceof PortfolioAnswer p && sessions.containsKey(p.session().id))
             {
-                p.portfolio().setLastSeq(accountSeq.get(p.session().accountId));
-                send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(p.portfolio()).build());
+                final Portfolio.Builder portfolio = p.portfolio().encode()
+                    .setLastSeq(accountSeq.get(p.session().accountId));
+                send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(portfolio).build());
             }
             else if (d instanceof HistoryRead h && sessions.containsKey(h.session().id))
             {

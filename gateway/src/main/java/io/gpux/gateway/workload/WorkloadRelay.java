@@ -1,6 +1,7 @@
 package io.gpux.gateway.workload;
 
 import io.gpux.engine.MatchingEngine;
+import io.gpux.engine.funds.Account;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.egress.Egress;
@@ -367,26 +368,22 @@ public final class WorkloadRelay implements AutoCloseable
     {
         final boolean published = queries.test(engine ->
         {
-            final List<Long> rented = new ArrayList<>();
-            final List<Long> owned = new ArrayList<>();
-            for (final Lease lease : engine.leases())
-            {
-                if (lease.state == Lease.ENDED)
-                {
-                    continue;
-                }
-                if (lease.renter.id == s.accountId)
-                {
-                    rented.add(lease.id);
-                }
-                if (lease.machine.owner.id == s.accountId)
-                {
-                    owned.add(lease.id);
-                }
-            }
-            if (rented.isEmpty() && owned.isEmpty())
+            final Account account = engine.account(s.accountId);
+            if (account == null || (account.firstRented == null && account.firstOwned == null))
             {
                 return;
+            }
+            final long[] rented = new long[account.rentedLeaseCount()];
+            int n = 0;
+            for (Lease lease = account.firstRented; lease != null; lease = lease.renterNext)
+            {
+                rented[n++] = lease.id;
+            }
+            final long[] owned = new long[account.ownedLeaseCount()];
+            n = 0;
+            for (Lease lease = account.firstOwned; lease != null; lease = lease.ownerNext)
+            {
+                owned[n++] = lease.id;
             }
             onRelayThread(() ->
             {

@@ -2,8 +2,15 @@ package io.gpux.engine.funds;
 
 import io.gpux.engine.book.Order;
 import io.gpux.engine.book.OrderIndex;
+import io.gpux.engine.lease.Lease;
+import io.gpux.engine.machine.Machine;
 
-/** An account: roles, balance, holds and its open orders. */
+/**
+ * An account: roles, balance, holds, and what it has in the exchange: its open orders, its live leases as
+ * renter and as owner, and its machines, each an intrusive list, so that reading an account costs what the
+ * account has, not what the exchange has. The lease and machine lists are derived from the engine's maps
+ * (rebuilt when a snapshot is loaded) and take no part in the state hash.
+ */
 public final class Account
 {
     public final long id;
@@ -19,6 +26,18 @@ public final class Account
     public int codSessions;
     public Order firstOpen;
     public Order lastOpen;
+    /** Its live (pending or running) leases as renter, in lease id order, linked by {@link Lease#renterNext}. */
+    public Lease firstRented;
+    private Lease lastRented;
+    /** Live leases of its machines, in lease id order, linked by {@link Lease#ownerNext}. */
+    public Lease firstOwned;
+    private Lease lastOwned;
+    /** Its machines, in machine id order, linked by {@link Machine#ownerNext}. */
+    public Machine firstMachine;
+    private Machine lastMachine;
+    private int rentedCount;
+    private int ownedCount;
+    private int machineCount;
 
     /** The engine's open orders by (account, client order id), shared by all its accounts. */
     private final OrderIndex orderIndex;
@@ -93,5 +112,133 @@ public final class Account
         }
         order.accountPrev = null;
         order.accountNext = null;
+    }
+
+    public int rentedLeaseCount()
+    {
+        return rentedCount;
+    }
+
+    public int ownedLeaseCount()
+    {
+        return ownedCount;
+    }
+
+    public int machineCount()
+    {
+        return machineCount;
+    }
+
+    /** Leases are added in creation (= id) order. */
+    public void addRented(final Lease lease)
+    {
+        lease.renterPrev = lastRented;
+        lease.renterNext = null;
+        if (lastRented == null)
+        {
+            firstRented = lease;
+        }
+        else
+        {
+            lastRented.renterNext = lease;
+        }
+        lastRented = lease;
+        rentedCount++;
+    }
+
+    public void removeRented(final Lease lease)
+    {
+        if (lease.renterPrev == null)
+        {
+            firstRented = lease.renterNext;
+        }
+        else
+        {
+            lease.renterPrev.renterNext = lease.renterNext;
+        }
+        if (lease.renterNext == null)
+        {
+            lastRented = lease.renterPrev;
+        }
+        else
+        {
+            lease.renterNext.renterPrev = lease.renterPrev;
+        }
+        lease.renterPrev = null;
+        lease.renterNext = null;
+        rentedCount--;
+    }
+
+    /** Leases are added in creation (= id) order. */
+    public void addOwned(final Lease lease)
+    {
+        lease.ownerPrev = lastOwned;
+        lease.ownerNext = null;
+        if (lastOwned == null)
+        {
+            firstOwned = lease;
+        }
+        else
+        {
+            lastOwned.ownerNext = lease;
+        }
+        lastOwned = lease;
+        ownedCount++;
+    }
+
+    public void removeOwned(final Lease lease)
+    {
+        if (lease.ownerPrev == null)
+        {
+            firstOwned = lease.ownerNext;
+        }
+        else
+        {
+            lease.ownerPrev.ownerNext = lease.ownerNext;
+        }
+        if (lease.ownerNext == null)
+        {
+            lastOwned = lease.ownerPrev;
+        }
+        else
+        {
+            lease.ownerNext.ownerPrev = lease.ownerPrev;
+        }
+        lease.ownerPrev = null;
+        lease.ownerNext = null;
+        ownedCount--;
+    }
+
+    /**
+     * Adds a machine in id order (machines are never removed). Ids mostly grow, so the place is found
+     * from the end of the list, usually at once.
+     */
+    public void addMachine(final Machine machine)
+    {
+        Machine before = lastMachine;
+        while (before != null && before.id > machine.id)
+        {
+            before = before.ownerPrev;
+        }
+        final Machine after = before == null ? firstMachine : before.ownerNext;
+        machine.ownerPrev = before;
+        machine.ownerNext = after;
+        if (before == null)
+        {
+            firstMachine = machine;
+        }
+        else
+        {
+            before.ownerNext = machine;
+        }
+        if (after == null)
+        {
+            lastMachine = machine;
+        }
+        else
+        {
+            after.ownerPrev = machine;
+        }
+        machineCount++;
     }
 }

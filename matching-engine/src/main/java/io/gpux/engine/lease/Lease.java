@@ -57,6 +57,12 @@ public final class Lease
 
     public Lease machinePrev;
     public Lease machineNext;
+    /** The renter's live leases ({@link Account#firstRented}). */
+    public Lease renterPrev;
+    public Lease renterNext;
+    /** The owner's live leases ({@link Account#firstOwned}). */
+    public Lease ownerPrev;
+    public Lease ownerNext;
 
     LeaseIndex.Level indexLevel;
     Lease indexPrev;
@@ -133,6 +139,10 @@ public final class Lease
         successorGpus = 0;
         machinePrev = null;
         machineNext = null;
+        renterPrev = null;
+        renterNext = null;
+        ownerPrev = null;
+        ownerNext = null;
         indexLevel = null;
         indexPrev = null;
         indexNext = null;

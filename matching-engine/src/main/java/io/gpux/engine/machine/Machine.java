@@ -35,6 +35,9 @@ public final class Machine
     public Order lastAsk;
     public Lease firstLease;
     public Lease lastLease;
+    /** The owner's machines ({@link Account#firstMachine}). */
+    public Machine ownerPrev;
+    public Machine ownerNext;
 
     public Timer timeoutTimer;
     public Timer birthdayTimer;
