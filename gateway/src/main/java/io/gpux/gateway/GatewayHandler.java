@@ -245,6 +245,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build();
         if (code == SessionErrorCode.SLOW_CONSUMER)
         {
+            exchange.counters.slowConsumers.increment();
             Frames.cutOff(ctx.channel(), error);
         }
         else
@@ -326,6 +327,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             return;
         }
         final long rid = r.requestId;
+        exchange.counters.requests.increment();
         if (session.revoked())
         {
             reply(ctx, rid, Reason.NOT_AUTHORIZED, KEY_REVOKED);
@@ -410,6 +412,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             default:
                 break;
         }
+        exchange.counters.requests.increment();
         if (session.revoked())
         {
             reply(ctx, rid, Reason.NOT_AUTHORIZED, KEY_REVOKED);
@@ -813,8 +816,10 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
     }
 
-    private static void reply(final ChannelHandlerContext ctx, final long rid, final Reason reason, final String message)
+    /** An answer from the gateway itself (a refusal is counted by its reason). */
+    private void reply(final ChannelHandlerContext ctx, final long rid, final Reason reason, final String message)
     {
+        exchange.counters.answered(reason);
         ctx.write(Envelope.newBuilder().setRequestId(rid).setResponse(
             Response.newBuilder().setReason(reason).setMessage(message)).build(), ctx.voidPromise());
     }

@@ -7,6 +7,7 @@ import io.gpux.engine.journal.EventCodec;
 import io.gpux.engine.journal.Journal;
 import io.gpux.engine.journal.RecordDescriptor;
 import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.LoginAccepted;
@@ -206,6 +207,7 @@ public final class Egress implements Agent
     private final ArrayList<Session> touched = new ArrayList<>();
     private volatile boolean caughtUp;
     private Runnable wake = () -> { };
+    private GatewayCounters counters = GatewayCounters.inMemory();
     /** The thread that runs this agent (set when it starts). */
     private volatile Thread thread;
     private boolean working;
@@ -228,6 +230,12 @@ public final class Egress implements Agent
     public String roleName()
     {
         return "gpux-egress";
+    }
+
+    /** Where the egress counts its figures (before it starts; default: counters of its own). */
+    public void counters(final GatewayCounters counters)
+    {
+        this.counters = counters;
     }
 
     /** Called after every message queued and every batch of completions, from the queuing thread: wakes the egress's thread. */
@@ -387,7 +395,9 @@ public final class Egress implements Agent
     @Override
     public int doWork()
     {
-        return sendLive() + resend();
+        final int work = sendLive() + resend();
+        counters.egressResends.setRelease(resends.size());
+        return work;
     }
 
     /**
@@ -556,6 +566,10 @@ public final class Egress implements Agent
             tailedEventSeq = event.sequence;
             n++;
         }
+        if (n > 0)
+        {
+            counters.egressEventSequence.setRelease(tailedEventSeq);
+        }
         return n;
     }
 
@@ -714,6 +728,7 @@ public final class Egress implements Agent
         final long requestId = s.requestId(slot);
         final long assignedId = s.assignedId(slot);
         final Response.Builder response = Response.newBuilder().setReason(Reason.UNAVAILABLE).setMessage(refusalReason);
+        counters.answered(Reason.UNAVAILABLE);
         if (kind != Session.KIND_COMMAND)
         {
             completionHook.onCompleted(s, slot, null, response);
@@ -1067,6 +1082,7 @@ public final class Egress implements Agent
             SessionError.newBuilder().setCode(code).setMessage(message)).build(), buf);
         if (code == SessionErrorCode.SLOW_CONSUMER)
         {
+            counters.slowConsumers.increment();
             Frames.cutOff(s.channel, buf);
         }
         else

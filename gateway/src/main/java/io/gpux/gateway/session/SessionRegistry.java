@@ -1,6 +1,7 @@
 package io.gpux.gateway.session;
 
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +30,17 @@ public final class SessionRegistry
     private final Long2ObjectHashMap<List<Session>> byKey = new Long2ObjectHashMap<>();
     private int total;
 
+    private final AtomicCounter sessionsGauge;
+
     public SessionRegistry(final int maxPerAccount, final int maxTotal)
     {
+        this(maxPerAccount, maxTotal, null);
+    }
+
+    /** A registry that shows how many sessions it holds in {@code sessionsGauge} (null: nowhere). */
+    public SessionRegistry(final int maxPerAccount, final int maxTotal, final AtomicCounter sessionsGauge)
+    {
+        this.sessionsGauge = sessionsGauge;
         if (maxPerAccount < 1 || maxTotal < 1)
         {
             throw new IllegalArgumentException("session limits must be positive");
@@ -64,6 +74,7 @@ public final class SessionRegistry
         byAccount.computeIfAbsent(session.accountId, k -> new ArrayList<>(2)).add(session);
         byKey.computeIfAbsent(session.keyId, k -> new ArrayList<>(2)).add(session);
         total++;
+        showTotal();
         return null;
     }
 
@@ -74,6 +85,15 @@ public final class SessionRegistry
         {
             remove(byKey, session.keyId, session);
             total--;
+            showTotal();
+        }
+    }
+
+    private void showTotal()
+    {
+        if (sessionsGauge != null)
+        {
+            sessionsGauge.setRelease(total);
         }
     }
 

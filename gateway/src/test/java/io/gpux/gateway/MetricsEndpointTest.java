@@ -1,0 +1,125 @@
+package io.gpux.gateway;
+
+import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.PlaceBid;
+import io.gpux.proto.v1.Reason;
+import io.gpux.proto.v1.Role;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The metrics endpoint scraped over HTTP and its Prometheus text parsed: the figures follow what the
+ * clients did (sessions, commands, the gateway's and the engine's rejects by reason, the book's best bid).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MetricsEndpointTest
+{
+    private static final String MARKET = "RTX4090-24G";
+
+    @Test
+    void aScrapeShowsTheSessionsTheCommandsTheRejectsAndTheBook() throws Exception
+    {
+        try (TestExchange ex = TestExchange.start(c -> c.metricsPort(0).ratePerSecond(1).rateBurst(3));
+             RawConnection admin = ex.login(ex.admin))
+        {
+            assertTrue(ex.exchange.metricsPort() > 0);
+            final TestExchange.Key key = TestExchange.account(admin, "renter", 1_000_000_000L, Role.RENTER);
+            try (RawConnection renter = ex.login(key))
+            {
+                assertEquals(Reason.REASON_OK, TestExchange.response(renter, bid(1, MARKET, 3, 2_500)).getReason());
+                assertEquals(Reason.INSUFFICIENT_FUNDS,
+                    TestExchange.response(renter, bid(2, MARKET, 1000, 100_000_000)).getReason());
+                assertEquals(Reason.UNKNOWN_MARKET, TestExchange.response(renter, bid(3, "NO-SUCH", 1, 1)).getReason());
+                assertEquals(Reason.RATE_LIMITED, TestExchange.response(renter, bid(4, MARKET, 1, 1)).getReason());
+
+                final String text = awaitScrape(ex.exchange.metricsPort(), "gpux_market_best_bid{market=\"" + MARKET + "\"}",
+                    2_500);
+                final Map<String, Double> m = parse(text);
+                assertTrue(text.contains("# TYPE gpux_commands_total counter"), text);
+                assertTrue(text.contains("# HELP gpux_sessions sessions logged in now"), text);
+                assertEquals(2.0, m.get("gpux_sessions"), "the admin and the renter");
+                assertEquals(2.0, m.get("gpux_connections"));
+                assertEquals(1.0, m.get("gpux_engine_rejects_total{reason=\"INSUFFICIENT_FUNDS\"}"));
+                assertEquals(0.0, m.get("gpux_engine_rejects_total{reason=\"UNKNOWN_ORDER\"}"));
+                assertEquals(1.0, m.get("gpux_gateway_rejects_total{reason=\"UNKNOWN_MARKET\"}"));
+                assertEquals(1.0, m.get("gpux_gateway_rejects_total{reason=\"RATE_LIMITED\"}"));
+                assertTrue(m.get("gpux_requests_total") >= 4);
+                assertTrue(m.get("gpux_commands_total") >= 6, "the admin's commands and the two bids");
+                assertEquals(3.0, m.get("gpux_market_bid_gpus{market=\"" + MARKET + "\"}"));
+                assertEquals(0.0, m.get("gpux_market_best_ask{market=\"" + MARKET + "\"}"));
+                assertEquals(m.get("gpux_event_sequence"), m.get("gpux_egress_event_sequence") + m.get("gpux_egress_backlog_events"));
+                assertEquals(-1.0, m.get("gpux_snapshot_age_ms"), "no snapshot yet");
+                assertTrue(m.get("gpux_input_ring_capacity") > 0);
+                assertTrue(m.containsKey("gpux_batch_ns{quantile=\"0.99\"}"), text);
+                assertNotEquals(null, m.get("gpux_login_failures_total{reason=\"THROTTLED\"}"));
+            }
+        }
+    }
+
+    private static Envelope.Builder bid(final long orderId, final String market, final int gpus, final long price)
+    {
+        return Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(orderId).setMarket(market).setGpus(gpus)
+            .setPrice(price));
+    }
+
+    /** Scrapes until {@code sample} has {@code value} (the markets are read once a second); returns that scrape. */
+    private static String awaitScrape(final int port, final String sample, final double value) throws Exception
+    {
+        final HttpClient http = HttpClient.newHttpClient();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true)
+        {
+            final HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode());
+            final Double v = parse(r.body()).get(sample);
+            if (v != null && v == value)
+            {
+                return r.body();
+            }
+            assertTrue(System.nanoTime() < deadline, "never " + sample + " " + value + " in:\n" + r.body());
+            Thread.sleep(100);
+        }
+    }
+
+    /** The Prometheus text format's samples: {@code name{labels}} to value (comments left out). */
+    static Map<String, Double> parse(final String text) throws IOException
+    {
+        final Map<String, Double> samples = new HashMap<>();
+        final List<String> bad = new ArrayList<>();
+        for (final String line : text.split("\n"))
+        {
+            if (line.isBlank() || line.startsWith("#"))
+            {
+                continue;
+            }
+            final int space = line.lastIndexOf(' ');
+            if (space < 0)
+            {
+                bad.add(line);
+                continue;
+            }
+            samples.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
+        }
+        if (!bad.isEmpty())
+        {
+            throw new IOException("not Prometheus text: " + bad);
+        }
+        return samples;
+    }
+}
