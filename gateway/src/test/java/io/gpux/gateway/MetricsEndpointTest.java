@@ -8,10 +8,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -68,6 +74,29 @@ class MetricsEndpointTest
                 assertTrue(m.containsKey("gpux_batch_ns{quantile=\"0.99\"}"), text);
                 assertNotEquals(null, m.get("gpux_login_failures_total{reason=\"THROTTLED\"}"));
             }
+        }
+    }
+
+    @Test
+    void aMetricsPortInUseFailsTheStartInOneLineAndLeavesTheDirectoryFree() throws Exception
+    {
+        final Path data = Files.createTempDirectory("gpux-metrics-test");
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")))
+        {
+            final BindException ex = assertThrows(BindException.class, () -> Exchange.start(new Exchange.Context()
+                .dataDir(data).port(0).bind("127.0.0.1").metricsPort(taken.getLocalPort()).log(s -> { })));
+            assertTrue(ex.getMessage().startsWith("cannot serve metrics on 127.0.0.1:" + taken.getLocalPort()), ex.getMessage());
+            final String line = ServerMain.startFailure(ex, data);
+            assertTrue(line.endsWith("choose another --metrics-port"), line);
+            try (Exchange again = Exchange.start(new Exchange.Context().dataDir(data).port(0).bind("127.0.0.1").metricsPort(0)
+                .log(s -> { })))
+            {
+                assertTrue(again.metricsPort() > 0, "the failed start left the directory free");
+            }
+        }
+        finally
+        {
+            TestExchange.deleteRecursively(data);
         }
     }
 
