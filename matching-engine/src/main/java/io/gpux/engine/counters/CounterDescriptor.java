@@ -30,9 +30,9 @@ public enum CounterDescriptor
         "wall-clock time (epoch ms) the last snapshot was written; 0: none since start"),
     SNAPSHOT_DURATION_NS(15, "gpux_snapshot_duration_ns", Kind.GAUGE, "how long the last snapshot took to write"),
     BATCH_NS(16, "gpux_batch_ns", Kind.GAUGE,
-        "the core's time per batch (journal write, msync in SYNC, apply, hand-off) over the last second, by quantile; " +
-        "quantile 1 is the maximum", "quantile"),
-    BATCH_COUNT(17, "gpux_batch_window_count", Kind.GAUGE, "batches recorded in the last second's batch-time window"),
+        "the core's time per batch (journal write, msync in SYNC, apply, hand-off) over the last second, one batch in 16 " +
+        "timed, by quantile; quantile 1 is the maximum", "quantile"),
+    BATCH_COUNT(17, "gpux_batch_window_count", Kind.GAUGE, "batches timed in the last second's window"),
 
     // ---- the gateway and its egress
     SESSIONS(20, "gpux_sessions", Kind.GAUGE, "sessions logged in now"),

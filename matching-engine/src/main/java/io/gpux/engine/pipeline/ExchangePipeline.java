@@ -986,7 +986,7 @@ public final class ExchangePipeline implements AutoCloseable
                 refuseBatch();
                 return;
             }
-            final long startNs = ctx.nanoClock.nanoTime();
+            final long startNs = counters.batchStart(ctx.nanoClock);
             commandJournal.endBatch();
             if (ctx.durability == Durability.SYNC)
             {
@@ -1027,7 +1027,7 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 p.onBatchApplied(engine);
             }
-            counters.onBatch(applied, sequence, ctx.nanoClock.nanoTime() - startNs);
+            counters.onBatch(applied, sequence, engine.eventSequence(), ctx.nanoClock, startNs);
         }
 
         /**

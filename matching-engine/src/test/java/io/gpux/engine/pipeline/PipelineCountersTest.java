@@ -42,6 +42,7 @@ class PipelineCountersTest
         final Map<RejectReason, Long> rejects = new EnumMap<>(RejectReason.class);
         final Map<Long, Long> lastPrice = new HashMap<>();
         final Map<Long, Long> trades = new HashMap<>();
+        final long[] lastEvent = new long[1];
         final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
         try (ExchangeCounters counters = ExchangeCounters.inFile(dir, 1L);
              CountersFile file = CountersFile.open(dir))
@@ -51,6 +52,7 @@ class PipelineCountersTest
                 .publisher(e ->
                 {
                     events.merge(e.type, 1L, Long::sum);
+                    lastEvent[0] = e.sequence;
                     if (e.type == EventType.REJECTED)
                     {
                         rejects.merge(e.rejectReason, 1L, Long::sum);
@@ -79,6 +81,7 @@ class PipelineCountersTest
             assertEquals(pipeline.appliedCommands(), CounterValue.find(values, CounterDescriptor.COMMANDS));
             assertEquals(pipeline.appliedCommands(), CounterValue.find(values, CounterDescriptor.APPLIED_SEQUENCE));
             assertEquals(pipeline.appliedCommands(), CounterValue.find(values, CounterDescriptor.COMMAND_JOURNAL_SEQUENCE));
+            assertEquals(lastEvent[0], CounterValue.find(values, CounterDescriptor.EVENT_SEQUENCE));
             for (final EventType t : EventType.values())
             {
                 assertEquals(events.getOrDefault(t, 0L), CounterValue.find(values, CounterDescriptor.EVENTS, t.name()), t.name());
