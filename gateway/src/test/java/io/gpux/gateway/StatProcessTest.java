@@ -60,7 +60,8 @@ class StatProcessTest
         final Path keyFile = dir.resolve("admin.key");
         final Path serverOut = dir.resolve("server.out");
         server = new ProcessBuilder(ChildJvm.command(ServerMain.class, "--port", "0", "--data", data.toString(),
-            "--port-file", portFile.toString(), "--admin-key-file", keyFile.toString(), "--metrics-port", "0"))
+            "--port-file", portFile.toString(), "--admin-key-file", keyFile.toString(), "--metrics-port", "0",
+            "--heartbeat-ms", "60000"))
             .redirectErrorStream(true).redirectOutput(serverOut.toFile()).start();
         final int port = awaitPort(portFile, serverOut);
         final String[] admin = Files.readString(keyFile).trim().split(":");
@@ -100,6 +101,8 @@ class StatProcessTest
                 }
                 assertEquals(2, value(market, "gpux_market_bid_gpus{market=" + MARKET + "}"), market);
                 assertTrue(!market.contains("gpux_sessions"), "--filter leaves the rest out");
+                final String watched = stat("--data", data.toString(), "--watch", "1", "--count", "2", "--filter", "gpux_sessions");
+                assertEquals(2, watched.lines().filter(l -> l.contains("server pid " + server.pid())).count(), watched);
 
                 // the metrics endpoint serves the same counters
                 final String scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url.group(1))).build(),
