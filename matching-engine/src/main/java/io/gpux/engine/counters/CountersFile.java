@@ -160,10 +160,15 @@ public final class CountersFile implements AutoCloseable
         return header.getLong(START_TIME_OFFSET);
     }
 
-    /** Whether the server that made this file is still running. */
+    /**
+     * Whether the server that made this file is still running: its pid is alive and (where the system says
+     * when a process started) that process started before the file was made, not a later one given the pid again.
+     */
     public boolean serverRunning()
     {
-        return ProcessHandle.of(pid()).map(ProcessHandle::isAlive).orElse(false);
+        return ProcessHandle.of(pid()).filter(ProcessHandle::isAlive)
+            .map(p -> p.info().startInstant().map(started -> started.toEpochMilli() <= startTimeMs()).orElse(true))
+            .orElse(false);
     }
 
     @Override
