@@ -615,6 +615,7 @@ public final class Exchange implements AutoCloseable
             pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
             startingWorkloads = new WorkloadRelay(ctx.dataDir, masterKey, pipeline::tryPublishQuery, egress,
                 sessions::sessions, ctx.clock, ctx.workloadLogTimeoutMs, log);
+            startingWorkloads.counters(counters);
             workloads = startingWorkloads;
             bootstrapKey = recoverAndBootstrap(core, config);
             workloads.onRecovered();
