@@ -633,6 +633,7 @@ public final class Exchange implements AutoCloseable
             throw ex;
         }
         metrics = startMetrics();
+        workerGroup.next().scheduleAtFixedRate(counters.requestNs::sample, 1, 1, TimeUnit.SECONDS);
         // accept connections only now: the exchange has recovered and a fresh one has its admin key
         serverChannel.config().setAutoRead(true);
         log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls != null ? " over TLS" : "") +

@@ -63,6 +63,8 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     static final String DECODER = "protobufDecoder";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final String KEY_REVOKED = "the session's key was revoked";
+    /** One command in this many (a power of two) of each session is timed to its answer: a clock read is not free. */
+    static final int TIMED_COMMAND_EVERY = 16;
     private static final EventTranslatorOneArg<CommandSlot, GatewayHandler> PUBLISH = (slot, seq, h) ->
     {
         slot.command().copyFrom(h.staged);
@@ -75,6 +77,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     /** A hot request that came as an Envelope (the RequestDecoder left it to the generated parser). */
     private final HotRequest parsed = new HotRequest();
     private long stagedCorrelation;
+    private long commandsTracked;
     private Session session;
     private RateLimiter limiter;
     private ScheduledFuture<?> loginDeadline;
@@ -794,6 +797,10 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         {
             reply(ctx, rid, Reason.BUSY, "too many requests in flight");
             return false;
+        }
+        if ((++commandsTracked & (TIMED_COMMAND_EVERY - 1)) == 0)
+        {
+            session.timeLastTracked(System.nanoTime());
         }
         if (!exchange.pipeline.tryPublish(PUBLISH, this) && !(exchange.makeRoom() && exchange.pipeline.tryPublish(PUBLISH, this)))
         {

@@ -1,5 +1,6 @@
 package io.gpux.gateway;
 
+import io.gpux.proto.v1.Deposit;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.Reason;
@@ -76,6 +77,34 @@ class MetricsEndpointTest
                 assertTrue(m.containsKey("gpux_batch_ns{quantile=\"0.99\"}"), text);
                 assertNotEquals(null, m.get("gpux_login_failures_total{reason=\"THROTTLED\"}"));
             }
+        }
+    }
+
+    @Test
+    void commandRoundTripsAreTimed() throws Exception
+    {
+        try (TestExchange ex = TestExchange.start(c -> c.metricsPort(0).heartbeatIntervalMs(60_000));
+             RawConnection admin = ex.login(ex.admin))
+        {
+            TestExchange.account(admin, "payee", 0, Role.RENTER);
+            for (int i = 0; i < 3 * GatewayHandler.TIMED_COMMAND_EVERY; i++)
+            {
+                TestExchange.ok(admin, Envelope.newBuilder().setDeposit(Deposit.newBuilder().setAccount("payee").setAmount(1)));
+            }
+            final HttpClient http = HttpClient.newHttpClient();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            Map<String, Double> m;
+            // sampled once a second: a window holds the commands timed in it
+            while ((m = parse(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ex.exchange.metricsPort() +
+                "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body())).get("gpux_request_window_count") == 0)
+            {
+                assertTrue(System.nanoTime() < deadline, "no command was timed");
+                Thread.sleep(50);
+            }
+            final double max = m.get("gpux_request_ns{quantile=\"1\"}");
+            final double median = m.get("gpux_request_ns{quantile=\"0.5\"}");
+            assertTrue(max > 0 && median > 0 && median <= max, m::toString);
+            assertTrue(max < TimeUnit.SECONDS.toNanos(20), "a round trip within the test's own time: " + max);
         }
     }
 

@@ -665,6 +665,7 @@ public final class Egress implements Agent
         // the slot is read before it is given back: the event loop may take it again at once
         final byte kind = s.kind(slot);
         final long requestId = s.requestId(slot);
+        final long receivedNs = s.receivedNs(slot);
         if (kind == Session.KIND_COMMAND)
         {
             // the common answer, written without building messages; the others go by the hook
@@ -674,6 +675,7 @@ public final class Egress implements Agent
             {
                 EventFrames.response(out, requestId, reject, commandSeq);
             }
+            timed(receivedNs);
             return;
         }
         final long assignedId = s.assignedId(slot);
@@ -683,9 +685,19 @@ public final class Egress implements Agent
         completionHook.onCompleted(s, slot, reject, response);
         s.completed();
         send(s, Envelope.newBuilder().setRequestId(requestId).setResponse(response).build());
+        timed(receivedNs);
         if (kind == Session.KIND_REVOKE_KEY)
         {
             closeRevoked(assignedId);
+        }
+    }
+
+    /** A timed command's round trip, from the gateway reading it to its answer written here. */
+    private void timed(final long receivedNs)
+    {
+        if (receivedNs != 0)
+        {
+            counters.requestNs.record(System.nanoTime() - receivedNs);
         }
     }
 

@@ -2,6 +2,7 @@ package io.gpux.gateway.metrics;
 
 import io.gpux.engine.counters.CounterDescriptor;
 import io.gpux.engine.counters.ExchangeCounters;
+import io.gpux.engine.counters.LatencyCounters;
 import io.gpux.proto.v1.Reason;
 import org.agrona.concurrent.status.AtomicCounter;
 
@@ -21,6 +22,8 @@ public final class GatewayCounters
     public final AtomicCounter loginsFailed;
     public final AtomicCounter loginsThrottled;
     public final AtomicCounter loginsOverSessionLimit;
+    /** Command round trips through the exchange: recorded by the egress, sampled once a second on the event loop. */
+    public final LatencyCounters requestNs;
     private final AtomicCounter[] rejects = new AtomicCounter[Reason.values().length];
 
     public GatewayCounters(final ExchangeCounters counters)
@@ -34,6 +37,7 @@ public final class GatewayCounters
         loginsFailed = counters.newCounter(CounterDescriptor.LOGIN_FAILURES, "BAD_SIGNATURE_OR_NONCE");
         loginsThrottled = counters.newCounter(CounterDescriptor.LOGIN_FAILURES, "THROTTLED");
         loginsOverSessionLimit = counters.newCounter(CounterDescriptor.LOGIN_FAILURES, "SESSION_LIMIT");
+        requestNs = new LatencyCounters(counters, CounterDescriptor.REQUEST_NS, CounterDescriptor.REQUEST_COUNT);
         for (final Reason r : Reason.values())
         {
             if (r != Reason.REASON_OK && r != Reason.UNRECOGNIZED)

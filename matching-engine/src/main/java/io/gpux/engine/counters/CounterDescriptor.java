@@ -45,6 +45,10 @@ public enum CounterDescriptor
         "sequence of the last event the egress read from the event journal and routed"),
     EGRESS_RESENDS(26, "gpux_egress_resends", Kind.GAUGE, "resends (logins with a last seq) in progress now"),
     LOGIN_FAILURES(27, "gpux_login_failures", Kind.COUNTER, "logins refused since start, by reason", "reason"),
+    REQUEST_NS(28, "gpux_request_ns", Kind.GAUGE,
+        "time from the gateway reading a command to the egress writing its answer, over the last second, one command " +
+        "in 16 of each session timed, by quantile; quantile 1 is the maximum", "quantile"),
+    REQUEST_COUNT(29, "gpux_request_window_count", Kind.GAUGE, "commands timed in the last second's window"),
 
     // ---- per market, read from the engine at a safe point once a second (last price and notices as they happen)
     MARKET_BEST_BID(40, "gpux_market_best_bid", Kind.GAUGE, "the best bid's price, in ticks of 0.0001 per GPU-hour; 0: none",

@@ -5,14 +5,13 @@ import io.gpux.engine.book.BookSide;
 import io.gpux.engine.book.PriceLevel;
 import io.gpux.engine.counters.CounterDescriptor;
 import io.gpux.engine.counters.ExchangeCounters;
+import io.gpux.engine.counters.LatencyCounters;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.EventType;
 import io.gpux.engine.event.NoticeReason;
 import io.gpux.engine.event.RejectReason;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.market.Market;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.SingleWriterRecorder;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -24,9 +23,6 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 final class CoreCounters
 {
-    /** The batch-time quantiles exported, as the labels they carry; quantile 1 is the maximum. */
-    private static final String[] QUANTILES = {"0.5", "0.9", "0.99", "0.999", "1"};
-    private static final double[] PERCENTILES = {50, 90, 99, 99.9, 100};
     /** One batch in this many is timed (a power of two). */
     static final int TIMED_BATCH_EVERY = 16;
 
@@ -45,12 +41,9 @@ final class CoreCounters
     final AtomicCounter snapshotDurationNs;
     private final AtomicCounter[] rejects = new AtomicCounter[RejectReason.values().length];
     private final AtomicCounter[] events = new AtomicCounter[EventType.values().length];
-    private final AtomicCounter[] batchQuantiles = new AtomicCounter[QUANTILES.length];
-    private final AtomicCounter batchWindowCount;
-    private final Long2ObjectHashMap<MarketCounters> markets = new Long2ObjectHashMap<>();
     /** Batch times: recorded by the core, read a window at a time by the ticker. */
-    private final SingleWriterRecorder batchNs = new SingleWriterRecorder(3);
-    private Histogram batchWindow;
+    private final LatencyCounters batchNs;
+    private final Long2ObjectHashMap<MarketCounters> markets = new Long2ObjectHashMap<>();
     private long batchesSeen;
     /** The per-market figures, read on the core thread; published by the ticker once the last one has run. */
     final Query marketFigures = this::readMarkets;
@@ -80,11 +73,7 @@ final class CoreCounters
         {
             events[t.ordinal()] = counters.newCounter(CounterDescriptor.EVENTS, t.name());
         }
-        for (int i = 0; i < QUANTILES.length; i++)
-        {
-            batchQuantiles[i] = counters.newCounter(CounterDescriptor.BATCH_NS, QUANTILES[i]);
-        }
-        batchWindowCount = counters.newCounter(CounterDescriptor.BATCH_COUNT);
+        batchNs = new LatencyCounters(counters, CounterDescriptor.BATCH_NS, CounterDescriptor.BATCH_COUNT);
     }
 
     /** Core thread: an event the engine emitted. */
@@ -141,20 +130,14 @@ final class CoreCounters
         appliedSequence.setRelease(lastSequence);
         if (startNs != 0)
         {
-            batchNs.recordValue(Math.max(0, clock.nanoTime() - startNs));
+            batchNs.record(clock.nanoTime() - startNs);
         }
     }
 
     /** Ticker: the last window of batch times into the quantile counters. */
     void sampleBatchTimes()
     {
-        batchWindow = batchNs.getIntervalHistogram(batchWindow);
-        for (int i = 0; i < PERCENTILES.length; i++)
-        {
-            batchQuantiles[i].setRelease(batchWindow.getTotalCount() == 0 ? 0 :
-                PERCENTILES[i] == 100 ? batchWindow.getMaxValue() : batchWindow.getValueAtPercentile(PERCENTILES[i]));
-        }
-        batchWindowCount.setRelease(batchWindow.getTotalCount());
+        batchNs.sample();
     }
 
     /** Core thread, between two commands: each market's book and leases into its counters. */
