@@ -3,6 +3,7 @@ package io.gpux.gateway;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
+import io.gpux.engine.counters.ExchangeCounters;
 import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
@@ -16,6 +17,8 @@ import io.gpux.gateway.offers.OfferBoard;
 import io.gpux.gateway.offers.OfferQueries;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;
+import io.gpux.gateway.metrics.GatewayCounters;
+import io.gpux.gateway.metrics.MetricsEndpoint;
 import io.gpux.gateway.session.Session;
 import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.gateway.tls.ServerTls;
@@ -136,6 +139,10 @@ public final class Exchange implements AutoCloseable
         private Consumer<String> log = System.err::println;
         private ServerTls tls;
         private boolean allowPlaintext;
+        private int metricsPort = GatewayConfiguration.intProp(
+            GatewayConfiguration.METRICS_PORT_PROP, GatewayConfiguration.METRICS_PORT_DEFAULT);
+        private String metricsBind = System.getProperty(
+            GatewayConfiguration.METRICS_BIND_PROP, GatewayConfiguration.METRICS_BIND_DEFAULT);
 
         public Context dataDir(final Path v)
         {
@@ -413,6 +420,20 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
+        /** Serve the counters for Prometheus on this port (0: any free one); -1, the default: no metrics endpoint. */
+        public Context metricsPort(final int v)
+        {
+            metricsPort = v;
+            return this;
+        }
+
+        /** The address the metrics endpoint listens on (default {@value GatewayConfiguration#METRICS_BIND_DEFAULT}). */
+        public Context metricsBind(final String v)
+        {
+            metricsBind = v;
+            return this;
+        }
+
         Context conclude()
         {
             if (tls == null && !allowPlaintext && !isLoopback(bind))
@@ -429,6 +450,10 @@ public final class Exchange implements AutoCloseable
             atLeast("rateBurst", rateBurst, 1);
             atLeast("outboundHighWaterBytes", outboundHighWaterBytes, 64 * 1024);
             atLeast("spinMicros", spinMicros, 0);
+            if (metricsPort < -1 || metricsPort > 65535)
+            {
+                throw new IllegalArgumentException("metrics port " + metricsPort + " is out of range: 0 (any free one) to 65535");
+            }
             if (port < 0 || port > 65535)
             {
                 throw new IllegalArgumentException("port " + port + " is out of range: 0 (any free one) to 65535");
@@ -512,6 +537,11 @@ public final class Exchange implements AutoCloseable
     private final io.netty.channel.group.ChannelGroup connections =
         new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
     private final Key bootstrapKey;
+    /** The counters in the data directory, read by {@code gpux stat} and the metrics endpoint. */
+    private final ExchangeCounters exchangeCounters;
+    final GatewayCounters counters;
+    /** The Prometheus endpoint, or null. */
+    private final MetricsEndpoint metrics;
     /** Held from the start to the end of {@link #close()}: one exchange per data directory. */
     private final DataDirectoryLock dataLock;
     private volatile boolean closed;
@@ -552,16 +582,31 @@ public final class Exchange implements AutoCloseable
             dataLock.close();
             throw ex;
         }
+        try
+        {
+            // only once the port is had: a start that cannot listen leaves nothing in the data directory
+            exchangeCounters = ExchangeCounters.inFile(ctx.dataDir, System.currentTimeMillis());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            serverChannel.close().awaitUninterruptibly();
+            shutDownGroups();
+            dataLock.close();
+            throw ex;
+        }
+        counters = new GatewayCounters(exchangeCounters);
         WorkloadRelay startingWorkloads = null;
         try
         {
             final byte[] masterKey = Authenticator.loadOrCreateMasterKey(ctx.dataDir);
             authenticator = new Authenticator(masterKey, directory, ctx.authWindowMs);
             loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond, ctx.loginFailureBurst, ctx.nanoClock,
-                LOGIN_LOG_INTERVAL_MS, log);
-            sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions, ctx.maxMarketDataSessions);
+                LOGIN_LOG_INTERVAL_MS, log, counters);
+            sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions, ctx.maxMarketDataSessions,
+                counters.sessions);
             egress = new Egress(this::eventReader, directory, this::onCompleted,
                 new Egress.ResendLimits(ctx.maxResendsPerAccount, ctx.maxResends, ctx.outboundHighWaterBytes), log);
+            egress.counters(counters);
             final MarketData marketData = new MarketData((marketId, update) ->
                 egress.put(new Egress.MarketUpdate(marketId, update)));
             queries = new Queries(directory, marketData, telemetry);
@@ -575,6 +620,7 @@ public final class Exchange implements AutoCloseable
                 .tickIntervalMs(ctx.tickIntervalMs)
                 .snapshotEvery(ctx.snapshotEvery)
                 .announceRestart(true)
+                .counters(exchangeCounters)
                 .clock(ctx.clock)
                 .log(ctx.log);
             final CorePublisher core;
@@ -594,6 +640,7 @@ public final class Exchange implements AutoCloseable
             pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
             startingWorkloads = new WorkloadRelay(ctx.dataDir, masterKey, pipeline::tryPublishQuery, egress,
                 sessions::sessions, ctx.clock, ctx.workloadLogTimeoutMs, log);
+            startingWorkloads.counters(counters);
             workloads = startingWorkloads;
             bootstrapKey = recoverAndBootstrap(core, config);
             workloads.onRecovered();
@@ -606,14 +653,38 @@ public final class Exchange implements AutoCloseable
             }
             serverChannel.close().awaitUninterruptibly();
             shutDownGroups();
+            exchangeCounters.close();
             dataLock.close();
             throw ex;
         }
+        metrics = startMetrics();
+        workerGroup.next().scheduleAtFixedRate(counters.requestNs::sample, 1, 1, TimeUnit.SECONDS);
         // accept connections only now: the exchange has recovered and a fresh one has its admin key
         serverChannel.config().setAutoRead(true);
         log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls != null ? " over TLS" : "") +
             (epoll ? " (epoll" : " (nio") +
             (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
+    }
+
+    /** The metrics endpoint, if asked for; a port that cannot be had stops the start, with everything closed. */
+    private MetricsEndpoint startMetrics() throws IOException
+    {
+        if (ctx.metricsPort < 0)
+        {
+            return null;
+        }
+        try
+        {
+            final MetricsEndpoint endpoint = MetricsEndpoint.start(ctx.metricsBind, ctx.metricsPort, exchangeCounters.reader(),
+                SystemEpochClock.INSTANCE);
+            log.accept("metrics on http://" + ctx.metricsBind + ":" + endpoint.port() + "/metrics");
+            return endpoint;
+        }
+        catch (final IOException ex)
+        {
+            closeAll();
+            throw ex;
+        }
     }
 
     /**
@@ -730,6 +801,12 @@ public final class Exchange implements AutoCloseable
         return loginThrottle.overSessionLimit();
     }
 
+    /** The port the metrics endpoint listens on, or -1 when there is none. */
+    public int metricsPort()
+    {
+        return metrics == null ? -1 : metrics.port();
+    }
+
     /** Sessions logged in now. */
     public int sessionCount()
     {
@@ -768,6 +845,8 @@ public final class Exchange implements AutoCloseable
         protected void initChannel(final SocketChannel ch)
         {
             connections.add(ch);
+            counters.connections.increment();
+            ch.closeFuture().addListener(f -> counters.connections.getAndAdd(-1));
             if (ctx.tls != null)
             {
                 ch.pipeline().addLast(TLS_HANDLER, ctx.tls.newHandler(ch.alloc()));
@@ -976,6 +1055,15 @@ public final class Exchange implements AutoCloseable
             return;
         }
         closed = true;
+        if (metrics != null)
+        {
+            metrics.close();
+        }
+        closeAll();
+    }
+
+    private void closeAll()
+    {
         serverChannel.close().awaitUninterruptibly();
         connections.writeAndFlush(Envelope.newBuilder().setSessionError(io.gpux.proto.v1.SessionError.newBuilder()
             .setCode(io.gpux.proto.v1.SessionErrorCode.SERVER_SHUTDOWN).setMessage("the exchange is shutting down")).build())
@@ -990,6 +1078,8 @@ public final class Exchange implements AutoCloseable
         }
         finally
         {
+            // every thread that writes a counter has stopped
+            exchangeCounters.close();
             try
             {
                 dataLock.close();

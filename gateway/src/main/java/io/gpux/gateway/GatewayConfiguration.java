@@ -16,6 +16,14 @@ public final class GatewayConfiguration
     public static final String BIND_PROP = "gpux.gateway.bind";
     public static final String BIND_DEFAULT = "127.0.0.1";
 
+    /** The Prometheus metrics endpoint's port; -1: none. */
+    public static final String METRICS_PORT_PROP = "gpux.gateway.metricsPort";
+    public static final int METRICS_PORT_DEFAULT = -1;
+
+    /** The address the metrics endpoint listens on: this machine only unless the operator says otherwise. */
+    public static final String METRICS_BIND_PROP = "gpux.gateway.metricsBind";
+    public static final String METRICS_BIND_DEFAULT = "127.0.0.1";
+
     /** Largest frame accepted (the length prefix is checked before anything is allocated for it). */
     public static final String MAX_FRAME_PROP = "gpux.gateway.maxFrameBytes";
     public static final int MAX_FRAME_DEFAULT = 64 * 1024;

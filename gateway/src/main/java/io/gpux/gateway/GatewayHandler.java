@@ -66,6 +66,8 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     static final String DECODER = "protobufDecoder";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final String KEY_REVOKED = "the session's key was revoked";
+    /** One command in this many (a power of two) of each session is timed to its answer: a clock read is not free. */
+    static final int TIMED_COMMAND_EVERY = 16;
     private static final EventTranslatorOneArg<CommandSlot, GatewayHandler> PUBLISH = (slot, seq, h) ->
     {
         slot.command().copyFrom(h.staged);
@@ -78,6 +80,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
     /** A hot request that came as an Envelope (the RequestDecoder left it to the generated parser). */
     private final HotRequest parsed = new HotRequest();
     private long stagedCorrelation;
+    private long commandsTracked;
     private Session session;
     private RateLimiter limiter;
     private ScheduledFuture<?> loginDeadline;
@@ -248,6 +251,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build();
         if (code == SessionErrorCode.SLOW_CONSUMER)
         {
+            exchange.counters.slowConsumers.increment();
             Frames.cutOff(ctx.channel(), error);
         }
         else
@@ -341,6 +345,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             return;
         }
         final long rid = r.requestId;
+        exchange.counters.requests.increment();
         if (session.revoked())
         {
             reply(ctx, rid, Reason.NOT_AUTHORIZED, KEY_REVOKED);
@@ -430,6 +435,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             default:
                 break;
         }
+        exchange.counters.requests.increment();
         if (session.revoked())
         {
             reply(ctx, rid, Reason.NOT_AUTHORIZED, KEY_REVOKED);
@@ -821,6 +827,10 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.BUSY, "too many requests in flight");
             return false;
         }
+        if ((++commandsTracked & (TIMED_COMMAND_EVERY - 1)) == 0)
+        {
+            session.timeLastTracked(System.nanoTime());
+        }
         if (!exchange.pipeline.tryPublish(PUBLISH, this) && !(exchange.makeRoom() && exchange.pipeline.tryPublish(PUBLISH, this)))
         {
             session.untrack();
@@ -867,8 +877,10 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
     }
 
-    private static void reply(final ChannelHandlerContext ctx, final long rid, final Reason reason, final String message)
+    /** An answer from the gateway itself (a refusal is counted by its reason). */
+    private void reply(final ChannelHandlerContext ctx, final long rid, final Reason reason, final String message)
     {
+        exchange.counters.answered(reason);
         ctx.write(Envelope.newBuilder().setRequestId(rid).setResponse(
             Response.newBuilder().setReason(reason).setMessage(message)).build(), ctx.voidPromise());
     }

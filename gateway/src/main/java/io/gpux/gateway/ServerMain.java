@@ -42,6 +42,14 @@ public final class ServerMain implements Callable<Integer>
         "any other address needs TLS or --allow-plaintext)")
     String bind = GatewayConfiguration.BIND_DEFAULT;
 
+    @Option(names = "--metrics-port", description = "serve the counters for Prometheus on this port at /metrics " +
+        "(0: any free one; default: no metrics endpoint; ./gpux stat reads the same counters without it)")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-bind", description = "address the metrics endpoint listens on (default ${DEFAULT-VALUE}: " +
+        "this machine only)")
+    String metricsBind = GatewayConfiguration.METRICS_BIND_DEFAULT;
+
     @Option(names = "--data", description = "data directory: journals, snapshots, master key, LOCK (one server at a " +
         "time; default ${DEFAULT-VALUE})")
     Path data = Path.of("data");
@@ -155,7 +163,8 @@ public final class ServerMain implements Callable<Integer>
             .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions).maxMarketDataSessions(maxMarketDataSessions)
             .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond)
             .maxResendsPerAccount(maxResendsPerAccount).maxResends(maxResends)
-            .allowPlaintext(allowPlaintext);
+            .allowPlaintext(allowPlaintext)
+            .metricsPort(metricsPort == null ? -1 : metricsPort).metricsBind(metricsBind);
         try
         {
             ctx.tls(serverTls());
@@ -231,6 +240,10 @@ public final class ServerMain implements Callable<Integer>
         }
         System.out.println("gpux server: listening on " + bind + ":" + exchange.port() + (tls != null ? " (TLS)" : "") +
             ", data in " + data.toAbsolutePath());
+        if (exchange.metricsPort() >= 0)
+        {
+            System.out.println("gpux server: metrics on http://" + metricsBind + ":" + exchange.metricsPort() + "/metrics");
+        }
         System.out.flush();
         stopped.await();
         return 0;
@@ -242,6 +255,10 @@ public final class ServerMain implements Callable<Integer>
         if (port < 0 || port > 65535)
         {
             throw badOption("--port " + port + " is out of range: a TCP port is 1 to 65535, or 0 for any free one");
+        }
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535))
+        {
+            throw badOption("--metrics-port " + metricsPort + " is out of range: a TCP port is 1 to 65535, or 0 for any free one");
         }
         if (heartbeatMs < 10)
         {
@@ -356,7 +373,8 @@ public final class ServerMain implements Callable<Integer>
         }
         if (ex instanceof BindException)
         {
-            return ex.getMessage() + "; stop what listens there or choose another --port";
+            final boolean metrics = ex.getMessage() != null && ex.getMessage().startsWith("cannot serve metrics");
+            return ex.getMessage() + "; stop what listens there or choose another " + (metrics ? "--metrics-port" : "--port");
         }
         if (ex instanceof NotDirectoryException)
         {

@@ -183,6 +183,7 @@ class SlowConsumerTest
                 assertEquals(SessionErrorCode.SLOW_CONSUMER, last.getSessionError().getCode());
             }
             // else: the client took longer than the grace to come back, and the server closed without waiting
+            assertEquals(1, ex.exchange.counters.slowConsumers.get(), "the cut is counted");
 
             for (int i = 0; i < 20; i++)
             {

@@ -1,13 +1,14 @@
 package io.gpux.gateway.auth;
 
 import io.gpux.proto.v1.SessionErrorCode;
+import io.gpux.gateway.metrics.GatewayCounters;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -34,9 +35,9 @@ public final class LoginThrottle
     private final Consumer<String> log;
     private final Map<InetAddress, long[]> byAddress = new HashMap<>();
     private final Map<Long, long[]> byKey = new HashMap<>();
-    private final AtomicLong failed = new AtomicLong();
-    private final AtomicLong throttled = new AtomicLong();
-    private final AtomicLong overLimit = new AtomicLong();
+    private final AtomicCounter failed;
+    private final AtomicCounter throttled;
+    private final AtomicCounter overLimit;
     private long lastLogAt;
     private boolean loggedOnce;
     private long failedSinceLog;
@@ -47,6 +48,14 @@ public final class LoginThrottle
         final long failuresPerSecond, final long burst, final NanoClock clock, final long logIntervalMs,
         final Consumer<String> log)
     {
+        this(failuresPerSecond, burst, clock, logIntervalMs, log, GatewayCounters.inMemory());
+    }
+
+    /** A throttle that counts its failures and refusals in the gateway's counters. */
+    public LoginThrottle(
+        final long failuresPerSecond, final long burst, final NanoClock clock, final long logIntervalMs,
+        final Consumer<String> log, final GatewayCounters counters)
+    {
         if (failuresPerSecond < 1 || burst < 1 || logIntervalMs < 0)
         {
             throw new IllegalArgumentException("login throttle: rate and burst must be positive");
@@ -56,6 +65,9 @@ public final class LoginThrottle
         this.clock = clock;
         this.logIntervalNanos = TimeUnit.MILLISECONDS.toNanos(logIntervalMs);
         this.log = log;
+        failed = counters.loginsFailed;
+        throttled = counters.loginsThrottled;
+        overLimit = counters.loginsOverSessionLimit;
     }
 
     /**
@@ -71,7 +83,7 @@ public final class LoginThrottle
         {
             return null;
         }
-        throttled.incrementAndGet();
+        throttled.increment();
         throttledSinceLog++;
         final String message = "too many failed logins from " + (addressWait > 0 ? "this address" : "this key") +
             ": retry in " + Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.max(addressWait, keyWait))) + " ms";
@@ -84,7 +96,7 @@ public final class LoginThrottle
         final InetAddress address, final long keyId, final SessionErrorCode code, final String message)
     {
         final long now = clock.nanoTime();
-        failed.incrementAndGet();
+        failed.increment();
         failedSinceLog++;
         take(bucket(byAddress, address, now), now);
         take(bucket(byKey, keyId, now), now);
@@ -97,7 +109,7 @@ public final class LoginThrottle
      */
     public synchronized void onSessionLimit(final InetAddress address, final long keyId, final String message)
     {
-        overLimit.incrementAndGet();
+        overLimit.increment();
         overLimitSinceLog++;
         maybeLog(clock.nanoTime(), address, keyId, "SESSION_LIMIT " + message);
     }

@@ -8,6 +8,7 @@ import io.gpux.engine.journal.Journal;
 import io.gpux.engine.journal.RecordDescriptor;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.marketdata.PriceHistory;
+import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.LoginAccepted;
@@ -220,6 +221,7 @@ public final class Egress implements Agent
     private final ArrayList<Session> touched = new ArrayList<>();
     private volatile boolean caughtUp;
     private Runnable wake = () -> { };
+    private GatewayCounters counters = GatewayCounters.inMemory();
     /** The thread that runs this agent (set when it starts). */
     private volatile Thread thread;
     private boolean working;
@@ -242,6 +244,12 @@ public final class Egress implements Agent
     public String roleName()
     {
         return "gpux-egress";
+    }
+
+    /** Where the egress counts its figures (before it starts; default: counters of its own). */
+    public void counters(final GatewayCounters counters)
+    {
+        this.counters = counters;
     }
 
     /** Called after every message queued and every batch of completions, from the queuing thread: wakes the egress's thread. */
@@ -401,7 +409,9 @@ public final class Egress implements Agent
     @Override
     public int doWork()
     {
-        return sendLive() + resend();
+        final int work = sendLive() + resend();
+        counters.egressResends.setRelease(resends.size());
+        return work;
     }
 
     /**
@@ -570,6 +580,10 @@ public final class Egress implements Agent
             tailedEventSeq = event.sequence;
             n++;
         }
+        if (n > 0)
+        {
+            counters.egressEventSequence.setRelease(tailedEventSeq);
+        }
         return n;
     }
 
@@ -671,6 +685,7 @@ public final class Egress implements Agent
         // the slot is read before it is given back: the event loop may take it again at once
         final byte kind = s.kind(slot);
         final long requestId = s.requestId(slot);
+        final long receivedNs = s.receivedNs(slot);
         if (kind == Session.KIND_COMMAND)
         {
             // the common answer, written without building messages; the others go by the hook
@@ -680,6 +695,7 @@ public final class Egress implements Agent
             {
                 EventFrames.response(out, requestId, reject, commandSeq);
             }
+            timed(receivedNs);
             return;
         }
         final long assignedId = s.assignedId(slot);
@@ -689,9 +705,19 @@ public final class Egress implements Agent
         completionHook.onCompleted(s, slot, reject, response);
         s.completed();
         send(s, Envelope.newBuilder().setRequestId(requestId).setResponse(response).build());
+        timed(receivedNs);
         if (kind == Session.KIND_REVOKE_KEY)
         {
             closeRevoked(assignedId);
+        }
+    }
+
+    /** A timed command's round trip, from the gateway reading it to its answer written here. */
+    private void timed(final long receivedNs)
+    {
+        if (receivedNs != 0)
+        {
+            counters.requestNs.record(System.nanoTime() - receivedNs);
         }
     }
 
@@ -734,6 +760,7 @@ public final class Egress implements Agent
         final long requestId = s.requestId(slot);
         final long assignedId = s.assignedId(slot);
         final Response.Builder response = Response.newBuilder().setReason(Reason.UNAVAILABLE).setMessage(refusalReason);
+        counters.answered(Reason.UNAVAILABLE);
         if (kind != Session.KIND_COMMAND)
         {
             completionHook.onCompleted(s, slot, null, response);
@@ -1087,6 +1114,7 @@ public final class Egress implements Agent
             SessionError.newBuilder().setCode(code).setMessage(message)).build(), buf);
         if (code == SessionErrorCode.SLOW_CONSUMER)
         {
+            counters.slowConsumers.increment();
             Frames.cutOff(s.channel, buf);
         }
         else

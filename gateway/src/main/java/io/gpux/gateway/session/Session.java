@@ -127,6 +127,7 @@ public final class Session
         table.requestIds[i] = requestId;
         table.kinds[i] = kind;
         table.assignedIds[i] = assignedId;
+        table.receivedNs[i] = 0;
         outstanding.incrementAndGet();
         return correlation(id, (int)(slot & MASK));
     }
@@ -142,6 +143,7 @@ public final class Session
             grown.requestIds[to] = old.requestIds[from];
             grown.kinds[to] = old.kinds[from];
             grown.assignedIds[to] = old.assignedIds[from];
+            grown.receivedNs[to] = old.receivedNs[from];
         }
         pending = grown;
         return grown;
@@ -193,6 +195,23 @@ public final class Session
         return table.assignedIds[slot & table.mask];
     }
 
+    /**
+     * Marks the request just tracked as timed: when the gateway had it (a clock reading), so that the egress
+     * can time its answer (event loop only, before the command is published).
+     */
+    public void timeLastTracked(final long receivedNs)
+    {
+        final Pending table = pending;
+        table.receivedNs[(int)((nextSlot - 1) & table.mask)] = receivedNs;
+    }
+
+    /** When the gateway had the request of this slot, if it is timed; else 0. */
+    public long receivedNs(final int slot)
+    {
+        final Pending table = pending;
+        return table.receivedNs[slot & table.mask];
+    }
+
     /** The egress has answered a request: its slot may be taken again (so read it before). */
     public void completed()
     {
@@ -211,6 +230,7 @@ public final class Session
         final long[] requestIds;
         final byte[] kinds;
         final long[] assignedIds;
+        final long[] receivedNs;
         final int mask;
 
         Pending(final int size)
@@ -218,6 +238,7 @@ public final class Session
             requestIds = new long[size];
             kinds = new byte[size];
             assignedIds = new long[size];
+            receivedNs = new long[size];
             mask = size - 1;
         }
     }

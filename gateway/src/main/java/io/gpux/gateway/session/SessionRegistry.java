@@ -1,6 +1,7 @@
 package io.gpux.gateway.session;
 
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,14 +31,21 @@ public final class SessionRegistry
     private final Long2ObjectHashMap<List<Session>> byKey = new Long2ObjectHashMap<>();
     private int total;
 
+    private final AtomicCounter sessionsGauge;
+
     public SessionRegistry(final int maxPerAccount, final int maxTotal)
     {
-        this(maxPerAccount, maxTotal, maxPerAccount);
+        this(maxPerAccount, maxTotal, maxPerAccount, null);
     }
 
-    /** @param maxMarketData market-data sessions (no account, no key) allowed in all; 0: none. */
-    public SessionRegistry(final int maxPerAccount, final int maxTotal, final int maxMarketData)
+    /**
+     * @param maxMarketData market-data sessions (no account, no key) allowed in all; 0: none.
+     * @param sessionsGauge where the registry shows how many sessions it holds (null: nowhere).
+     */
+    public SessionRegistry(final int maxPerAccount, final int maxTotal, final int maxMarketData,
+        final AtomicCounter sessionsGauge)
     {
+        this.sessionsGauge = sessionsGauge;
         if (maxPerAccount < 1 || maxTotal < 1 || maxMarketData < 0)
         {
             throw new IllegalArgumentException("session limits must be positive");
@@ -77,6 +85,7 @@ public final class SessionRegistry
         byAccount.computeIfAbsent(session.accountId, k -> new ArrayList<>(2)).add(session);
         byKey.computeIfAbsent(session.keyId, k -> new ArrayList<>(2)).add(session);
         total++;
+        showTotal();
         return null;
     }
 
@@ -87,6 +96,15 @@ public final class SessionRegistry
         {
             remove(byKey, session.keyId, session);
             total--;
+            showTotal();
+        }
+    }
+
+    private void showTotal()
+    {
+        if (sessionsGauge != null)
+        {
+            sessionsGauge.setRelease(total);
         }
     }
 

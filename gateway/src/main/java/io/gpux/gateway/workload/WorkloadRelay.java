@@ -5,6 +5,7 @@ import io.gpux.engine.funds.Account;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.AuditedLaunch;
 import io.gpux.proto.v1.AuditedStatus;
@@ -87,6 +88,7 @@ public final class WorkloadRelay implements AutoCloseable
 
     private final Predicate<Query> queries;
     private final Egress egress;
+    private GatewayCounters counters = GatewayCounters.inMemory();
     private final LongToIntFunction sessionsOfAccount;
     private final EpochClock clock;
     private final Consumer<String> log;
@@ -485,8 +487,15 @@ public final class WorkloadRelay implements AutoCloseable
         return Envelope.newBuilder().setWorkloadStatus(status).build();
     }
 
+    /** Where the relay counts its refusals (default: counters of its own). */
+    public void counters(final GatewayCounters counters)
+    {
+        this.counters = counters;
+    }
+
     private void answer(final Session s, final long rid, final Reason reason, final String message)
     {
+        counters.answered(reason);
         egress.put(new Egress.Direct(s.id, Envelope.newBuilder().setRequestId(rid)
             .setResponse(Response.newBuilder().setReason(reason).setMessage(message)).build()));
     }

@@ -12,6 +12,7 @@ import com.lmax.disruptor.dsl.ProducerType;
 import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
+import io.gpux.engine.counters.ExchangeCounters;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.EventSink;
 import io.gpux.engine.journal.CommandCodec;
@@ -88,6 +89,7 @@ public final class ExchangePipeline implements AutoCloseable
         private Runnable onPublish = () -> { };
         private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
         private org.agrona.concurrent.NanoClock nanoClock = org.agrona.concurrent.SystemNanoClock.INSTANCE;
+        private ExchangeCounters counters;
 
         public Context dataDir(final Path v)
         {
@@ -213,7 +215,14 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
-        /** The clock the journal space guard paces its free-space checks by. */
+        /** Where the core keeps its counters (default: in memory, read by nobody outside the process). */
+        public Context counters(final ExchangeCounters v)
+        {
+            counters = v;
+            return this;
+        }
+
+        /** The clock the journal space guard paces its free-space checks by, and the core times its batches by. */
         public Context nanoClock(final org.agrona.concurrent.NanoClock v)
         {
             nanoClock = v;
@@ -257,6 +266,10 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 throw new IllegalArgumentException("negative interval or no snapshot kept");
             }
+            if (counters == null)
+            {
+                counters = ExchangeCounters.inMemory();
+            }
             return this;
         }
     }
@@ -272,6 +285,8 @@ public final class ExchangePipeline implements AutoCloseable
      * inside what the guard reserves ahead of the writer.
      */
     private static final int MAX_BATCH_COMMANDS = 2048;
+    /** How often the ticker samples the batch times and asks for the markets' figures. */
+    private static final long COUNTER_SAMPLE_MS = 1_000;
 
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
@@ -618,6 +633,8 @@ public final class ExchangePipeline implements AutoCloseable
 
     private void tickLoop()
     {
+        final long sampleEvery = Math.max(1, COUNTER_SAMPLE_MS / ctx.tickIntervalMs);
+        long ticks = 0;
         while (running)
         {
             try
@@ -629,6 +646,25 @@ public final class ExchangePipeline implements AutoCloseable
                 return;
             }
             inputRing.tryPublishEvent(TICK, null);
+            if (++ticks % sampleEvery == 0)
+            {
+                sampleCounters();
+            }
+        }
+    }
+
+    /** Ticker: the last window of batch times, and a read of the markets' figures on the core thread. */
+    private void sampleCounters()
+    {
+        final CoreCounters counters = core.counters;
+        counters.sampleBatchTimes();
+        if (!counters.marketFiguresPending)
+        {
+            counters.marketFiguresPending = true;
+            if (!tryPublishQuery(counters.marketFigures))
+            {
+                counters.marketFiguresPending = false;
+            }
         }
     }
 
@@ -868,6 +904,7 @@ public final class ExchangePipeline implements AutoCloseable
         private long lastIndex;
         private long lastTime;
         private long lastSnapshotSequence;
+        final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize);
         volatile long appliedSequence;
         volatile long lastHash;
 
@@ -877,6 +914,10 @@ public final class ExchangePipeline implements AutoCloseable
             sequence = recovered.commandSequence();
             lastIndex = recovered.commandIndex();
             lastSnapshotSequence = recovered.snapshotSequence();
+            counters.snapshotSequence.setRelease(lastSnapshotSequence);
+            counters.commandSequence.setRelease(sequence);
+            counters.appliedSequence.setRelease(sequence);
+            counters.eventSequence.setRelease(engine.eventSequence());
             lastTime = Math.max(0, engine.lastCommandTime());
             appliedSequence = sequence;
             lastHash = engine.stateHash();
@@ -923,6 +964,11 @@ public final class ExchangePipeline implements AutoCloseable
             if (endOfBatch)
             {
                 maybeSnapshot();
+                counters.inputRingOccupancy.setRelease(inputRing.getCursor() - ringSequence);
+                if (outputRing != null)
+                {
+                    counters.outputRingOccupancy.setRelease(outputRing.getCursor() - outputRing.getMinimumGatingSequence());
+                }
             }
         }
 
@@ -940,11 +986,14 @@ public final class ExchangePipeline implements AutoCloseable
                 refuseBatch();
                 return;
             }
+            final long startNs = counters.batchStart(ctx.nanoClock);
             commandJournal.endBatch();
             if (ctx.durability == Durability.SYNC)
             {
                 commandJournal.sync();
             }
+            counters.commandSequence.setRelease(sequence);
+            final int applied = batchSize;
             for (int i = 0; i < batchSize; i++)
             {
                 final CommandSlot slot = batch[i];
@@ -978,6 +1027,7 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 p.onBatchApplied(engine);
             }
+            counters.onBatch(applied, sequence, engine.eventSequence(), ctx.nanoClock, startNs);
         }
 
         /**
@@ -1091,15 +1141,22 @@ public final class ExchangePipeline implements AutoCloseable
             final boolean due = ctx.snapshotEvery > 0 && sequence - lastSnapshotSequence >= ctx.snapshotEvery;
             if ((due || (snapshotRequested.get() && snapshotRequested.getAndSet(false))) && sequence > lastSnapshotSequence)
             {
+                final long startNs = ctx.nanoClock.nanoTime();
                 try
                 {
                     lastIndex = commandJournal.lastIndexAppended();
                     snapshots.write(engine, sequence, lastIndex);
                     lastSnapshotSequence = sequence;
                     lastHash = engine.stateHash();
+                    counters.snapshotDurationNs.setRelease(ctx.nanoClock.nanoTime() - startNs);
+                    counters.snapshotSequence.setRelease(sequence);
+                    // the wall clock, not the exchange clock: readers take the snapshot's age against their own
+                    counters.snapshotTimeMs.setRelease(System.currentTimeMillis());
+                    counters.snapshots.incrementRelease();
                 }
                 catch (final IOException ex)
                 {
+                    counters.snapshotFailures.incrementRelease();
                     ctx.log.accept("snapshot at command " + sequence + " failed: " + ex);
                 }
             }
@@ -1114,6 +1171,7 @@ public final class ExchangePipeline implements AutoCloseable
         {
             try
             {
+                counters.onEvent(event, engine);
                 output(event);
             }
             catch (final RuntimeException ex)
