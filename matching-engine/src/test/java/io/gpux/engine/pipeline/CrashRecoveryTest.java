@@ -52,11 +52,13 @@ class CrashRecoveryTest
         for (int round = 1; round <= kills + 1; round++)
         {
             lastRound = round;
+            final long started = System.nanoTime();
             final Process child = startChild(round);
             final List<String> lines = new ArrayList<>();
             final Thread reader = new Thread(() -> readLines(child, lines));
             reader.start();
             final String first = awaitFirstLine(lines, child, () -> errorTail(roundNumber(child)));
+            final long recoveredAt = System.nanoTime();
             final String[] recovered = first.split(" ");
             assertEquals("RECOVERED", recovered[0], "child said: " + first);
             assertEquals(expectedCommands, Long.parseLong(recovered[1]), "commands recovered in round " + round);
@@ -90,9 +92,13 @@ class CrashRecoveryTest
                     }
                 }
             }
+            final long killedAt = System.nanoTime();
             final Recovery.Result replay = checkJournals(received);
             expectedCommands = replay.commandSequence();
             expectedHash = Long.toHexString(replay.engine().stateHash());
+            System.out.printf("round %d: recovered %d commands in %d ms, killed after %d events %d ms later, " +
+                "journals checked in %d ms%n", round, Long.parseLong(recovered[1]), (recoveredAt - started) / 1_000_000,
+                killAfter, (killedAt - recoveredAt) / 1_000_000, (System.nanoTime() - killedAt) / 1_000_000);
         }
         assertTrue(totalEvents > kills * 10L, "the children published events: " + totalEvents);
     }
