@@ -51,6 +51,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -602,8 +603,15 @@ class GpuxClientSocketTest
             final GpuxSessionException refused = assertThrows(GpuxSessionException.class, client::connect);
             assertEquals(SessionErrorCode.AUTHENTICATION_FAILED, refused.code());
             assertEquals(1, recorder.sessionErrors.size());
-            Thread.sleep(200);
+            await("the disconnect reported", () -> !recorder.disconnects.isEmpty());
+            assertTrue(recorder.disconnects.get(0).endsWith("(final)"), "no reconnect planned: " + recorder.disconnects);
+            // a task on the client's own event loop, due after the longest reconnect delay: a reconnect timer set at the
+            // refusal would have fired before it
+            final CountDownLatch pastBackoff = new CountDownLatch(1);
+            client.schedule(2 * ctx.reconnectBackoffMax().toMillis(), pastBackoff::countDown);
+            assertTrue(pastBackoff.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS), "the client's event loop runs");
             assertEquals(1, gateway.connections, "no reconnect after a refused first Login");
+            assertEquals(1, recorder.disconnects.size(), recorder.disconnects.toString());
             assertFalse(client.isConnected());
         }
     }

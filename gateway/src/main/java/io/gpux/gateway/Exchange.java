@@ -311,11 +311,16 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
-        /** The clock of the gateway's own timing (the login throttle); tests move it by hand. */
+        /** The clock of the gateway's own timing (the login throttle, each session's rate limit); tests move it by hand. */
         public Context nanoClock(final NanoClock v)
         {
             nanoClock = v;
             return this;
+        }
+
+        public NanoClock nanoClock()
+        {
+            return nanoClock;
         }
 
         public Context outboundHighWaterBytes(final int v)

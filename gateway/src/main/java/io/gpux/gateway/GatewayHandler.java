@@ -314,7 +314,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             // journaled before the session can place anything, so a crash cannot leave its orders open
             exchange.cancelOnDisconnectOpened(session.accountId);
         }
-        limiter = new RateLimiter(exchange.ctx.ratePerSecond(), exchange.ctx.rateBurst(), System.nanoTime());
+        limiter = new RateLimiter(exchange.ctx.ratePerSecond(), exchange.ctx.rateBurst(), exchange.ctx.nanoClock().nanoTime());
         final Egress.Attach attach = new Egress.Attach(session, login.hasLastSeq() && !session.marketDataOnly() ? login.getLastSeq() : -1,
             exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes(), 0);
         // Attach behind every command already published (a previous session's last orders may still be in
@@ -351,7 +351,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.NOT_AUTHORIZED, KEY_REVOKED);
             return;
         }
-        if (!limiter.tryAcquire(System.nanoTime()))
+        if (!limiter.tryAcquire(exchange.ctx.nanoClock().nanoTime()))
         {
             reply(ctx, rid, Reason.RATE_LIMITED, "more than " + exchange.ctx.ratePerSecond() + " requests a second");
             return;
@@ -441,7 +441,7 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             reply(ctx, rid, Reason.NOT_AUTHORIZED, KEY_REVOKED);
             return;
         }
-        if (!limiter.tryAcquire(System.nanoTime()))
+        if (!limiter.tryAcquire(exchange.ctx.nanoClock().nanoTime()))
         {
             reply(ctx, rid, Reason.RATE_LIMITED, "more than " + exchange.ctx.ratePerSecond() + " requests a second");
             return;

@@ -16,6 +16,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.RandomDistribution;
 import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 
 import java.io.IOException;
@@ -42,8 +43,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  *
  * <p>A failure reports (and writes under {@code target/invariant-failures/}) the scenario text up to
  * the failing line, ready for {@code gpux replay}. jqwik prints the seed; failures shrink to a short
- * action list.
+ * action list. Each property runs ten times its tries under {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class EngineInvariantProperties
 {
     // ------------------------------------------------------------------------------------------- world

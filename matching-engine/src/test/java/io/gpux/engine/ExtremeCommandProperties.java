@@ -9,6 +9,7 @@ import io.gpux.engine.replay.Symbols;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,8 +23,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * from the extremes ({@code Long.MIN_VALUE}, {@code Long.MAX_VALUE}, 0, -1, {@link Command#ABSENT}, huge
  * and tiny values) as often as from ordinary ones, and whose ids name real markets, accounts, machines,
  * orders and leases as often as unknown ones. After every command the {@link InvariantChecker} must hold.
- * A failure prints the commands up to the failing one in the scenario format.
+ * A failure prints the commands up to the failing one in the scenario format. Ten times the tries under
+ * {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class ExtremeCommandProperties
 {
     private static final String[] ACCOUNTS = {"own1", "own2", "mm", "r1", "r2", "adm"};

@@ -8,6 +8,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,8 +27,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * market maker with huge machines, renters with huge deposits, no constraints; GTC/IOC/FOK, postOnly,
  * cancels, replaces, mass cancels, releases, BOOK), and must print exactly the same lines for every
  * command: every FILL (order, counter, lease, GPUs, price) in order, TRADE, LEASE_STARTED, CANCELLED,
- * REJECTED, the settlement of released leases, and the aggregated BOOK.
+ * REJECTED, the settlement of released leases, and the aggregated BOOK. Ten times the tries under
+ * {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class ReferenceBookDifferentialTest
 {
     static final String MARKET = "GPU";

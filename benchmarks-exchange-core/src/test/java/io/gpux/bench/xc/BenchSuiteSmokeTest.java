@@ -1,6 +1,7 @@
 package io.gpux.bench.xc;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -12,12 +13,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every benchmark of the project runs, so none can rot unseen: {@code ./gpux bench --smoke} as the launcher runs it
- * (gpux's benchmarks jar in a JVM of its own with the root pom's JVM flags), with this module's classes and
- * classpath as exchange-core's side. The suite exports the order flows, runs each JMH benchmark of both sides
- * through the JMH Runner API (no fork, no warm-up, one iteration of 100 ms), then the machine's floor (HiccupMeter)
- * and each pipeline, recovery and round-trip main with tiny counts, and writes its results files. No timing is asserted: only that everything ran,
- * checked its own work (trades per pass, no failed command) and reported a figure.
+ * The benchmarks run, so none can rot unseen: {@code ./gpux bench --smoke} as the launcher runs it (gpux's benchmarks
+ * jar in a JVM of its own with the root pom's JVM flags), with this module's classes and classpath as exchange-core's
+ * side. The suite runs each JMH benchmark through the JMH Runner API (no fork, no warm-up, one iteration of 100 ms),
+ * the machine's floor (HiccupMeter) and each pipeline, recovery and round-trip main with tiny counts, and writes its
+ * results files. No timing is asserted: only that everything ran, checked its own work (trades per pass, no failed
+ * command) and reported a figure.
+ * <p>
+ * By default only the quick sections run ({@code --only platform,hotpaths,recovery}): JMH in the suite's JVM, mains
+ * in child JVMs, the results files, in seconds. The exchange-core side runs in {@link PairedAgainstTest}. Every
+ * section, with the order flows, both books and the other collectors (minutes on 2 cores), runs under
+ * {@code -Pstress}.
  */
 class BenchSuiteSmokeTest
 {
@@ -25,26 +31,26 @@ class BenchSuiteSmokeTest
     Path out;
 
     @Test
+    void theQuickSectionsRunAndReport() throws Exception
+    {
+        final String report = runSuite("--only", "platform,hotpaths,recovery");
+        for (final String figure : new String[] {
+            "HotPathBenchmark.commandEncode", "HotPathBenchmark.eventEncodeDecode", "HotPathBenchmark.journalAppend",
+            "HotPathBenchmark.gatewayDecode", "HotPathBenchmark.gatewayEncode",
+            "restart after 60,000 journaled commands",
+            "random arrival's wait, spinning thread 1 of 2", "random arrival's wait, spinning thread 2 of 2",
+            "loopback echo round trip, 2,000 messages/s offered"})
+        {
+            assertTrue(report.contains("\"name\": \"" + figure), "no figure '" + figure + "' in\n" + report);
+        }
+        assertFalse(report.contains("\"name\": \"EngineBenchmark."), "a section not asked for ran:\n" + report);
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "gpux.stress", matches = "true")
     void everyBenchmarkRunsAndReports() throws Exception
     {
-        final Path gpuxJar = BenchJvm.gpuxJar();
-        final String xcClasspath = BenchJvm.xcClasspath();
-        final List<String> command = BenchJvm.javaWithFlags();
-        command.addAll(List.of("-Xmx2g", "-cp", gpuxJar.toString(), "io.gpux.bench.suite.BenchSuite", "--smoke",
-            "--out", out.toString(), "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath));
-        final String output = BenchJvm.run(command, out.resolve("suite.log"), 15, "the smoke run");
-        System.out.println(output);
-
-        final Path md;
-        final Path json;
-        try (Stream<Path> files = Files.list(out))
-        {
-            final List<Path> all = files.toList();
-            md = all.stream().filter(f -> f.toString().endsWith("-smoke.md")).findFirst().orElseThrow();
-            json = all.stream().filter(f -> f.toString().endsWith("-smoke.json")).findFirst().orElseThrow();
-        }
-        final String report = Files.readString(json);
-        assertTrue(report.contains("\"failures\": [\n  ]"), "failures reported:\n" + report);
+        final String report = runSuite();
         for (final String figure : new String[] {
             "EngineBenchmark.lobster", "EngineBenchmark.synthetic", "EngineBenchmark.gpuMix",
             "gpux engine, lobster", "gpux engine, synthetic",
@@ -69,6 +75,32 @@ class BenchSuiteSmokeTest
         final long otherCollectors = Stream.of("G1", "Parallel", "ZGC").filter(c -> report.contains(
             "\"name\": \"gpux / exchange-core direct, synthetic, paired in one JVM, " + c + "\"")).count();
         assertTrue(otherCollectors >= 2, "no paired book ratio under the other collectors in\n" + report);
+    }
+
+    /** Runs {@code ./gpux bench --smoke} with more arguments; checks it wrote its results and reported no failure. */
+    private String runSuite(final String... more) throws Exception
+    {
+        final Path gpuxJar = BenchJvm.gpuxJar();
+        final String xcClasspath = BenchJvm.xcClasspath();
+        final List<String> command = BenchJvm.javaWithFlags();
+        // JMH's lock keeps two measuring runs apart; a smoke run measures nothing, and may share the machine with one
+        command.addAll(List.of("-Xmx2g", "-Djmh.ignoreLock=true", "-cp", gpuxJar.toString(), "io.gpux.bench.suite.BenchSuite", "--smoke",
+            "--out", out.toString(), "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath));
+        command.addAll(List.of(more));
+        final String output = BenchJvm.run(command, out.resolve("suite.log"), 15, "the smoke run");
+        System.out.println(output);
+
+        final Path md;
+        final Path json;
+        try (Stream<Path> files = Files.list(out))
+        {
+            final List<Path> all = files.toList();
+            md = all.stream().filter(f -> f.toString().endsWith("-smoke.md")).findFirst().orElseThrow();
+            json = all.stream().filter(f -> f.toString().endsWith("-smoke.json")).findFirst().orElseThrow();
+        }
+        final String report = Files.readString(json);
+        assertTrue(report.contains("\"failures\": [\n  ]"), "failures reported:\n" + report);
         assertFalse(Files.readString(md).isBlank());
+        return report;
     }
 }

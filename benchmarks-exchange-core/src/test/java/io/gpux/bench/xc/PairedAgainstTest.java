@@ -30,6 +30,10 @@ class PairedAgainstTest
             "ratios=([0-9.;]+)");
     private static final Pattern AB = Pattern.compile("RESULT abRatio=([0-9.]+) flow=synthetic q1=([0-9.]+) q3=([0-9.]+) rounds=3");
 
+    /** The order flows, written by the first run that needs them and read by the others. */
+    @TempDir
+    static Path flows;
+
     @TempDir
     Path out;
 
@@ -40,7 +44,7 @@ class PairedAgainstTest
         final String xcClasspath = BenchJvm.xcClasspath();
         final List<String> command = BenchJvm.javaWithFlags();
         command.addAll(List.of("-Xmx2g", "-cp", gpuxJar.toString(), "io.gpux.bench.PairedBooks", "--flow", "synthetic",
-            "--flow-dir", out.resolve("flows").toString(), "--xc-cp", xcClasspath, "--against", gpuxJar.toString(),
+            "--flow-dir", flows.toString(), "--xc-cp", xcClasspath, "--against", gpuxJar.toString(),
             "--rounds", "3", "--warmup-rounds", "1", "--slice-ms", "20"));
         final String output = BenchJvm.run(command, out.resolve("paired.log"), 5, "bench-paired --against");
         for (final String side : new String[] {"gpux", "xc", "against"})
@@ -62,7 +66,7 @@ class PairedAgainstTest
         final Path gpuxJar = BenchJvm.gpuxJar();
         final List<String> command = BenchJvm.javaWithFlags();
         command.addAll(List.of("-Xmx1g", "-cp", gpuxJar.toString(), "io.gpux.bench.PairedBooks", "--flow", "synthetic",
-            "--flow-dir", out.resolve("flows").toString(), "--xc-cp", BenchJvm.xcClasspath(), "--forks", "2",
+            "--flow-dir", flows.toString(), "--xc-cp", BenchJvm.xcClasspath(), "--forks", "2",
             "--rounds", "3", "--warmup-rounds", "1", "--slice-ms", "20"));
         final String output = BenchJvm.run(command, out.resolve("forks.log"), 5, "bench-paired --forks 2");
         final List<Double> perJvm = new ArrayList<>();

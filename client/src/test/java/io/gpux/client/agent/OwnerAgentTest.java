@@ -183,7 +183,7 @@ class OwnerAgentTest
         assertEquals(Reason.REASON_OK, rival.call(Envelope.newBuilder().setReplace(Replace.newBuilder().setOrderId(9)
             .setPrice(Prices.parse("1.5"))), TIMEOUT).getReason());
         await("never below the reserve", () -> agent.askPrice() == Prices.parse("2.0"));
-        Thread.sleep(5 * INTERVAL.toMillis());
+        awaitFullCycles(agent, 2);
         assertEquals(Prices.parse("2.0"), agent.askPrice(), "it stays at the reserve");
         assertEquals(orderId, agent.askOrderId(), "re-priced by Replace: the same order id");
 
@@ -225,10 +225,8 @@ class OwnerAgentTest
         assertEquals(EndReason.OWNER_RECLAIMED, ended.getLeaseEnded().getReason());
         assertEquals(notice.getPreemptNotice().getEffectiveMs(), ended.getTimeMs());
 
-        final long heartbeats = agent.heartbeats();
-        Thread.sleep(5 * INTERVAL.toMillis());
+        awaitFullCycles(agent, 2);
         assertEquals(List.of(), asks(owner.portfolio(TIMEOUT)), "nothing is posted while reclaimed");
-        assertTrue(agent.heartbeats() > heartbeats, "the machine keeps heartbeating");
         assertTrue(owner.portfolio(TIMEOUT).getMachines(0).getOnline());
 
         Files.delete(reclaimFile);
@@ -466,6 +464,17 @@ class OwnerAgentTest
             .listener(listener).reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200)).errorHandler(t -> { }));
         c.connect();
         return c;
+    }
+
+    /**
+     * Waits until the agent has run at least this many whole cycles (heartbeat, then reclaim or ask) after the call: a
+     * cycle heartbeats before it keeps its ask, so the heartbeat after them comes after their ask. The positive marker a
+     * "nothing changed" assertion waits for.
+     */
+    private static void awaitFullCycles(final OwnerAgent agent, final int cycles) throws Exception
+    {
+        final long heartbeats = agent.heartbeats();
+        await(cycles + " more cycles of the agent", () -> agent.heartbeats() >= heartbeats + cycles + 1);
     }
 
     private static void await(final String what, final Condition condition) throws Exception

@@ -44,6 +44,7 @@ class CancelOnDisconnectEndToEndTest
     private static final long SLACK_MS = 5_000;
     private static final long[] FLAGGED_PRICES = {Prices.parse("1.0000"), Prices.parse("1.1000"), Prices.parse("1.2000")};
     private static final long[] PLAIN_PRICES = {Prices.parse("1.3000"), Prices.parse("1.4000"), Prices.parse("1.5000")};
+    private static final long MARKER_PRICE = Prices.parse("0.5000");
 
     @TempDir
     Path dir;
@@ -88,6 +89,7 @@ class CancelOnDisconnectEndToEndTest
         final E2e.Key flaggedKey = E2e.account(admin, "flagged", Role.RENTER, 1_000_000_000L);
         final E2e.Key plainKey = E2e.account(admin, "plain", Role.RENTER, 1_000_000_000L);
         final E2e.Key watcherKey = E2e.account(admin, "watcher", Role.RENTER, 0);
+        final E2e.Key markerKey = E2e.account(admin, "marker", Role.RENTER, 1_000_000_000L);
 
         // observers, connected directly: the book, and a second session of the flagged account
         final Recorder book = new Recorder("book watcher", MARKET);
@@ -146,7 +148,10 @@ class CancelOnDisconnectEndToEndTest
         // the gateway gave up on the plain session too (it closed it), yet its orders stay
         E2e.await("the gateway closing both silent connections", TIMEOUT,
             () -> frozen.stream().allMatch(l -> l.upstreamEndNanos() != 0), null);
-        Thread.sleep(2L * HEARTBEAT_MS + 1_000);
+        // a cancel for a closed session is published as it closes: a bid placed after both closes, once on the book,
+        // comes after any such cancel in the book's updates
+        rest(connect(port, markerKey, new Recorder("marker"), null), new long[] {MARKER_PRICE});
+        E2e.await("the later bid on the book", TIMEOUT, () -> book.bookGpusAt(Side.BID, MARKER_PRICE) == 2, book::book);
         for (final long price : PLAIN_PRICES)
         {
             assertEquals(2, book.bookGpusAt(Side.BID, price), () -> "the plain bid at " + Prices.format(price) + ": " + book.book());

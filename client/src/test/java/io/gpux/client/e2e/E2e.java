@@ -24,6 +24,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -201,6 +203,20 @@ final class E2e
     static void await(final String what, final BooleanSupplier condition)
     {
         await(what, TIMEOUT, condition, null);
+    }
+
+    /**
+     * Waits for a task on the client's own event loop that is due this long from now: whatever that loop had planned
+     * for sooner (a reconnect after a disconnect, say) has run by then. The positive marker of a "nothing happened" check.
+     */
+    static void awaitClientLoopPast(final GpuxClient client, final Duration delay) throws InterruptedException
+    {
+        final CountDownLatch ran = new CountDownLatch(1);
+        client.schedule(delay.toMillis(), ran::countDown);
+        if (!ran.await(delay.plus(TIMEOUT).toMillis(), TimeUnit.MILLISECONDS))
+        {
+            fail("the client's event loop did not run a task due in " + delay.toMillis() + " ms");
+        }
     }
 
     /** Events one a line, for failure messages (the last 60 at most). */

@@ -67,7 +67,9 @@ class RevokeKeyEndToEndTest
         final SessionError error = renterSeen.sessionErrors().get(0);
         assertEquals(SessionErrorCode.KEY_REVOKED, error.getCode(), error::toString);
         E2e.await("the renter disconnected", () -> !renter.isConnected());
-        Thread.sleep(500);
+        // past the first reconnect delay, a reconnect planned at the disconnect would have begun
+        E2e.awaitClientLoopPast(renter, renter.context().reconnectBackoffInitial().multipliedBy(2));
+        assertEquals(0, renterSeen.reconnectingDisconnects(), "no reconnect planned with a revoked key");
         assertFalse(renter.isConnected(), "no reconnect with a revoked key");
         assertEquals(0, exchange.failedLogins(), "not one login tried with the dead key");
 

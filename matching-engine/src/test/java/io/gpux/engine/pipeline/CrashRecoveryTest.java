@@ -29,18 +29,21 @@ import static org.junit.jupiter.api.Assertions.fail;
  * directory, and checks that nothing was lost or duplicated: every event the parent received is in
  * the event journal, its command in the command journal exactly once; the recovered state hash
  * equals an uninterrupted replay of the journal prefix; the event journal is exactly what the command
- * journal regenerates. 20 kills by default; {@code -Dgpux.crash.kills=200} (the {@code stress}
- * profile) for more.
+ * journal regenerates. Each kill comes after a random count of received events. 6 kills by default;
+ * {@code -Dgpux.crash.kills=200} (the {@code stress} profile) for more.
  */
 class CrashRecoveryTest
 {
+    private static final int EVENTS_BEFORE_KILL_MIN = 20;
+    private static final int EVENTS_BEFORE_KILL_SPREAD = 3_000;
+
     @TempDir
     Path dir;
 
     @Test
     void killAndRecoverRepeatedly() throws Exception
     {
-        final int kills = Integer.getInteger("gpux.crash.kills", 20);
+        final int kills = Integer.getInteger("gpux.crash.kills", 6);
         final Random random = new Random(2026);
         final Map<Long, Long> received = new HashMap<>();
         String expectedHash = null;
@@ -49,11 +52,13 @@ class CrashRecoveryTest
         for (int round = 1; round <= kills + 1; round++)
         {
             lastRound = round;
+            final long started = System.nanoTime();
             final Process child = startChild(round);
             final List<String> lines = new ArrayList<>();
             final Thread reader = new Thread(() -> readLines(child, lines));
             reader.start();
             final String first = awaitFirstLine(lines, child, () -> errorTail(roundNumber(child)));
+            final long recoveredAt = System.nanoTime();
             final String[] recovered = first.split(" ");
             assertEquals("RECOVERED", recovered[0], "child said: " + first);
             assertEquals(expectedCommands, Long.parseLong(recovered[1]), "commands recovered in round " + round);
@@ -67,7 +72,10 @@ class CrashRecoveryTest
                 child.waitFor(20, TimeUnit.SECONDS);
                 break;
             }
-            Thread.sleep(300 + random.nextInt(1200));
+            // the random moment is a random count of events the parent has received, so a slow machine kills as
+            // far into a run as a fast one does
+            final int killAfter = EVENTS_BEFORE_KILL_MIN + random.nextInt(EVENTS_BEFORE_KILL_SPREAD);
+            awaitLines(lines, child, 1 + killAfter, () -> errorTail(roundNumber(child)));
             child.destroyForcibly();
             assertTrue(child.waitFor(20, TimeUnit.SECONDS), "child died");
             reader.join(10_000);
@@ -84,9 +92,13 @@ class CrashRecoveryTest
                     }
                 }
             }
+            final long killedAt = System.nanoTime();
             final Recovery.Result replay = checkJournals(received);
             expectedCommands = replay.commandSequence();
             expectedHash = Long.toHexString(replay.engine().stateHash());
+            System.out.printf("round %d: recovered %d commands in %d ms, killed after %d events %d ms later, " +
+                "journals checked in %d ms%n", round, Long.parseLong(recovered[1]), (recoveredAt - started) / 1_000_000,
+                killAfter, (killedAt - recoveredAt) / 1_000_000, (System.nanoTime() - killedAt) / 1_000_000);
         }
         assertTrue(totalEvents > kills * 10L, "the children published events: " + totalEvents);
     }
@@ -199,19 +211,30 @@ class CrashRecoveryTest
     private static String awaitFirstLine(final List<String> lines, final Process child,
         final java.util.function.Supplier<String> stderr) throws InterruptedException
     {
+        awaitLines(lines, child, 1, stderr);
+        synchronized (lines)
+        {
+            return lines.get(0);
+        }
+    }
+
+    /** Waits until the child has printed this many lines; fails, with its stderr, if it dies or takes a minute. */
+    private static void awaitLines(final List<String> lines, final Process child, final int count,
+        final java.util.function.Supplier<String> stderr) throws InterruptedException
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         synchronized (lines)
         {
-            while (lines.isEmpty())
+            while (lines.size() < count)
             {
-                if (System.nanoTime() > deadline || !child.isAlive() && lines.isEmpty())
+                if (System.nanoTime() > deadline || !child.isAlive())
                 {
                     child.destroyForcibly();
-                    fail("child did not report its recovery (alive: " + child.isAlive() + "); its stderr:\n" + stderr.get());
+                    fail("child printed " + lines.size() + " of " + count + " lines (alive: " + child.isAlive() +
+                        "); its stderr:\n" + stderr.get());
                 }
                 lines.wait(100);
             }
-            return lines.get(0);
         }
     }
 }
