@@ -55,7 +55,8 @@ public final class AgentCommand extends ClientCommand
         description = "the asking price (with --undercut: while no other ask is on the book); default the reserve")
     long price;
 
-    @Option(names = "--undercut", description = "each interval, ask one tick below the best other ask, never below the reserve")
+    @Option(names = "--undercut", description = "each interval, ask one tick below the best ask of another account "
+        + "(never under the asks of this account's other machines), never below the reserve")
     boolean undercut;
 
     @Option(names = "--reclaim-file", paramLabel = "FILE",
