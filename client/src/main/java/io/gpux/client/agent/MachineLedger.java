@@ -28,6 +28,12 @@ import java.util.Set;
  *   <li>{@code PreemptNotice} marks a lease noticed; {@code LeaseEnded} removes it;</li>
  *   <li>{@code Cancelled} closes an ask.</li>
  * </ul>
+ * It also keeps the account's other asks in the machine's market (those of the owner's other machines, and
+ * any of this machine's besides the kept one), with their prices and open GPUs, so that undercutting leaves
+ * them out of the best competing ask. The portfolio sets them; a {@code Fill} or {@code Cancelled} of one
+ * is applied; an {@code Accepted} of an order the agent did not send (another machine's ask placed or
+ * re-priced, which carries no price) or the end of a lease not on this machine (GPUs perhaps back on
+ * another machine's ask) makes them stale until the next portfolio.
  * The gateway sends a Portfolio after every event it reflects; one that runs ahead of the events
  * delivered (a resend in progress) makes the events up to its {@code last_seq} pass unapplied.
  *
@@ -50,6 +56,13 @@ final class MachineLedger
         Map<Long, Integer> victims;
     }
 
+    /** Another ask of the account in the machine's market: its price and open GPUs. */
+    private static final class AccountAsk
+    {
+        long price;
+        int openGpus;
+    }
+
     /** What the agent's thread needs of the ledger for one interval. */
     record View(boolean current, boolean machineKnown, long askOrderId, long askPrice, int askOpenGpus, int freeGpus,
         int leases)
@@ -62,6 +75,9 @@ final class MachineLedger
 
     private final Map<Long, MachineLease> leases = new HashMap<>();
     private final Set<Long> asks = new LinkedHashSet<>();
+    private final Map<Long, AccountAsk> accountAsks = new HashMap<>();
+    private boolean accountAsksCurrent;
+    private String market = "";
     private long machineId;
     private int machineGpus;
     private boolean machineKnown = true;
@@ -77,13 +93,16 @@ final class MachineLedger
     private int pendingGpus;
     private long pendingPrice;
 
-    /** The machine is registered: its id and GPUs. Another id than before empties the ledger. */
-    synchronized void machine(final long id, final int gpus)
+    /** The machine is registered: its id, GPUs and market. Another id than before empties the ledger. */
+    synchronized void machine(final long id, final int gpus, final String marketSymbol)
     {
+        market = marketSymbol;
         if (id != machineId)
         {
             leases.clear();
             asks.clear();
+            accountAsks.clear();
+            accountAsksCurrent = false;
             askOrderId = 0;
             askPrice = 0;
             askOpenGpus = 0;
@@ -134,6 +153,36 @@ final class MachineLedger
     synchronized List<Long> asks()
     {
         return new ArrayList<>(asks);
+    }
+
+    /** False while an event says the account's other asks may have changed in ways only a portfolio tells. */
+    synchronized boolean accountAsksCurrent()
+    {
+        return accountAsksCurrent;
+    }
+
+    /**
+     * Copies the account's other asks in the market (not the kept one) into the arrays.
+     *
+     * @return how many it copied, at most the arrays' length.
+     */
+    synchronized int copyAccountAsks(final long[] prices, final long[] gpus)
+    {
+        int n = 0;
+        for (final AccountAsk a : accountAsks.values())
+        {
+            if (n == prices.length)
+            {
+                break;
+            }
+            if (a.openGpus > 0)
+            {
+                prices[n] = a.price;
+                gpus[n] = a.openGpus;
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The notices of the machine's leases: lease id to effective time. */
@@ -192,6 +241,7 @@ final class MachineLedger
     synchronized void closed(final long orderId)
     {
         asks.remove(orderId);
+        accountAsks.remove(orderId);
         if (orderId == askOrderId)
         {
             askOrderId = 0;
@@ -232,9 +282,17 @@ final class MachineLedger
             }
         }
         asks.clear();
+        accountAsks.clear();
         OpenOrder kept = null;
         for (final OpenOrder o : p.getOrdersList())
         {
+            if (o.getSide() == Side.ASK && o.getMarket().equals(market))
+            {
+                final AccountAsk a = new AccountAsk();
+                a.price = o.getPrice();
+                a.openGpus = o.getOpenGpus();
+                accountAsks.put(o.getOrderId(), a);
+            }
             if (o.getSide() == Side.ASK && o.getMachineId() == machineId)
             {
                 asks.add(o.getOrderId());
@@ -248,7 +306,12 @@ final class MachineLedger
         askOrderId = kept == null ? 0 : kept.getOrderId();
         askPrice = kept == null ? 0 : kept.getPrice();
         askOpenGpus = kept == null ? 0 : kept.getOpenGpus();
+        if (kept != null)
+        {
+            accountAsks.remove(kept.getOrderId());
+        }
         current = true;
+        accountAsksCurrent = true;
     }
 
     /**
@@ -266,9 +329,15 @@ final class MachineLedger
         {
             case ACCEPTED ->
             {
-                if (e.getAccepted().getOrderId() == pendingOrderId)
+                final long orderId = e.getAccepted().getOrderId();
+                if (orderId == pendingOrderId)
                 {
                     applyPending();
+                }
+                else if (orderId != askOrderId)
+                {
+                    // an order the agent did not send: perhaps another machine's ask, placed or re-priced
+                    accountAsksCurrent = false;
                 }
             }
             case REJECTED -> refused(e.getRejected().getOrderId());
@@ -296,7 +365,15 @@ final class MachineLedger
                     return true;
                 }
             }
-            case LEASE_ENDED -> { return ended(e.getLeaseEnded().getLeaseId(), e.getLeaseEnded().getReason()); }
+            case LEASE_ENDED ->
+            {
+                if (ended(e.getLeaseEnded().getLeaseId(), e.getLeaseEnded().getReason()))
+                {
+                    return true;
+                }
+                // not this machine's: its GPUs may be back on another machine's ask
+                accountAsksCurrent = false;
+            }
             default ->
             {
             }
@@ -325,6 +402,11 @@ final class MachineLedger
     {
         final long victimId = f.getPreemptsLeaseId();
         final MachineLease victim = victimId == 0 ? null : leases.get(victimId);
+        final AccountAsk other = victimId == 0 ? accountAsks.get(f.getOrderId()) : null;
+        if (other != null)
+        {
+            other.openGpus = Math.max(0, other.openGpus - f.getGpus());
+        }
         if (!asks.contains(f.getOrderId()) && victim == null)
         {
             return; // a fill of another machine's ask, or of a bid of the account

@@ -53,7 +53,10 @@ import org.agrona.concurrent.NanoClock;
  * (default 5 s, {@link OwnerAgentContext#heartbeatInterval}) the agent's thread runs {@link #doWork()}:
  * <ol>
  *   <li>discovery, until it has worked once ({@link NvidiaSmi#discover()}): the GPU count, the market
- *   (the configured one, else {@link GpuInfo#marketSymbol()} of the first GPU) and the VRAM;</li>
+ *   (the configured one, else {@link GpuInfo#marketSymbol()} of the first GPU) and the VRAM. A failure
+ *   is reported ({@link OwnerAgentListener#onTelemetryFailed}) and tried again next interval; {@code gpux
+ *   agent} checks discovery once before it connects and exits with status 5 where nvidia-smi is missing,
+ *   fails or lists no GPU;</li>
  *   <li>registration, once and after every reconnect: the same name answers the same machine id;</li>
  *   <li>a heartbeat with the GPUs' telemetry ({@link NvidiaSmi#sample()}); when nvidia-smi fails the
  *   failure is reported and the heartbeat goes without telemetry;</li>
@@ -64,7 +67,9 @@ import org.agrona.concurrent.NanoClock;
  *   <li>otherwise the ask: posted for the machine's free GPUs (GPU count less the GPUs of its leases)
  *   if it has none, re-priced with a Replace (the same order id) when the pricing's target moved, and
  *   grown when GPUs came free outside it (after a reclaim). When undercutting, the target follows the
- *   best other ask of a market-data subscription ({@link BookView}).</li>
+ *   best competing ask of a market-data subscription ({@link BookView}): the book's levels less this
+ *   ask and the account's other asks in the market, so the owner's machines never undercut one
+ *   another ({@link OwnerAgentPricing}).</li>
  * </ol>
  * A request that fails (disconnected, no answer in time, BUSY) is reported and tried again next
  * interval; the client reconnects by itself and re-sends unanswered order entry.
@@ -78,6 +83,14 @@ import org.agrona.concurrent.NanoClock;
  * notice file and signal the moment the notice arrives, whatever the interval. A PlaceAsk or Replace
  * refused in a way that says the picture is wrong (an unknown order, capacity the machine does not
  * have), or a request left unanswered, makes the next interval read the portfolio again.
+ *
+ * <p>The account's other asks in the market (the owner's other machines') come from the same portfolio.
+ * Their fills and cancels arrive as events, but a Replace or a new ask of another machine arrives only
+ * as an {@code Accepted} without a price, and a lease's end there may give GPUs back to its ask: when
+ * undercutting, such an event makes the next re-pricing read the portfolio first (after copying the
+ * book, so the account's asks are at least as new as the levels they are taken out of). The book and
+ * the events travel apart, so for an interval a machine may see another's new price on the book before
+ * its Accepted: it may then go one tick under it once, and comes back up at the next interval.
  *
  * <h2>Stopping</h2>
  * {@link #stop()} stops gracefully, so that no renter loses a lease without notice: each interval the
@@ -98,6 +111,8 @@ import org.agrona.concurrent.NanoClock;
 public final class OwnerAgent implements AutoCloseable
 {
     private static final int BOOK_LEVELS = 32;
+    /** The most of the account's other asks in the market that undercutting leaves out of the book. */
+    private static final int ACCOUNT_ASKS = 256;
     private static final long MIN_STOP_REQUEST_TIMEOUT_MS = 250;
 
     private final OwnerAgentContext ctx;
@@ -114,6 +129,8 @@ public final class OwnerAgent implements AutoCloseable
     private final AtomicLong telemetryFailures = new AtomicLong();
     private final long[] bookPrices = new long[BOOK_LEVELS];
     private final long[] bookGpus = new long[BOOK_LEVELS];
+    private final long[] accountAskPrices = new long[ACCOUNT_ASKS];
+    private final long[] accountAskGpus = new long[ACCOUNT_ASKS];
 
     private volatile boolean running;
     private volatile boolean closed;
@@ -643,7 +660,7 @@ public final class OwnerAgent implements AutoCloseable
         }
         final boolean changed = machineId != r.getAssignedId();
         machineId = r.getAssignedId();
-        ledger.machine(machineId, found.size());
+        ledger.machine(machineId, found.size(), market);
         if (changed)
         {
             listener.onRegistered(machineId, ctx.machineName(), market, found.size());
@@ -799,7 +816,7 @@ public final class OwnerAgent implements AutoCloseable
         return 1;
     }
 
-    private long targetPrice(final MachineLedger.View ask) throws InterruptedException, TimeoutException
+    private long targetPrice(final MachineLedger.View ask) throws IOException, InterruptedException, TimeoutException
     {
         if (!pricing.undercut())
         {
@@ -819,8 +836,15 @@ public final class OwnerAgent implements AutoCloseable
             // no snapshot yet: keep the ask's price, or start at the asking price
             return ask.hasAsk() ? ask.askPrice() : pricing.price();
         }
+        if (!ledger.accountAsksCurrent())
+        {
+            // read after the book's copy: the account's asks are then at least as new as the book's levels
+            client.portfolio(timeout());
+        }
+        final int own = ledger.copyAccountAsks(accountAskPrices, accountAskGpus);
         return pricing.target(bookPrices, bookGpus, levels,
-            ask.hasAsk() ? ask.askPrice() : 0, ask.hasAsk() ? ask.askOpenGpus() : 0, tick);
+            ask.hasAsk() ? ask.askPrice() : 0, ask.hasAsk() ? ask.askOpenGpus() : 0, accountAskPrices, accountAskGpus, own,
+            tick);
     }
 
     // ------------------------------------------------------------------------------------------

@@ -2,10 +2,12 @@ package io.gpux.client.agent;
 
 /**
  * The owner agent's asking price: a fixed price, or, when undercutting, one tick below the best ask of
- * anyone else on the book; never below the reserve.
+ * another account on the book; never below the reserve.
  *
- * <p>The book shows levels aggregated over every ask, the agent's own included: at the agent's own
- * price, its open GPUs are taken out of the level before looking for the best other ask.
+ * <p>The book shows levels aggregated over every ask and never says whose they are: the agent's own
+ * ask and the account's other asks in the market (those of the owner's other machines, as the account's
+ * portfolio and events tell) are taken out of their levels before looking for the best competing ask,
+ * so an owner's machines never undercut one another.
  *
  * @param reserve  the least the owner takes per GPU-hour, in ticks.
  * @param price    the price when not undercutting, or while no other ask is on the book.
@@ -36,11 +38,14 @@ public record OwnerAgentPricing(long reserve, long price, boolean undercut)
      * @param levels       how many levels the arrays hold.
      * @param ownPrice     the agent's ask's price, 0 if it has none on the book.
      * @param ownOpenGpus  the agent's ask's open (unleased) GPUs.
+     * @param accountPrices the prices of the account's other asks in the market.
+     * @param accountGpus   the open GPUs of each of them.
+     * @param accountAsks   how many of them the arrays hold.
      * @param tick         the market's price increment.
      * @return the asking price: a multiple of the tick when the book's prices and the reserve are.
      */
     public long target(final long[] askPrices, final long[] askGpus, final int levels, final long ownPrice,
-        final long ownOpenGpus, final long tick)
+        final long ownOpenGpus, final long[] accountPrices, final long[] accountGpus, final int accountAsks, final long tick)
     {
         if (!undercut)
         {
@@ -49,7 +54,14 @@ public record OwnerAgentPricing(long reserve, long price, boolean undercut)
         final long floor = roundUp(reserve, tick);
         for (int i = 0; i < levels; i++)
         {
-            final long others = askGpus[i] - (askPrices[i] == ownPrice ? ownOpenGpus : 0);
+            long others = askGpus[i] - (askPrices[i] == ownPrice ? ownOpenGpus : 0);
+            for (int j = 0; j < accountAsks && others > 0; j++)
+            {
+                if (accountPrices[j] == askPrices[i])
+                {
+                    others -= accountGpus[j];
+                }
+            }
             if (others > 0)
             {
                 return Math.max(floor, askPrices[i] - tick);

@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
             + "leases then end MACHINE_OFFLINE, without notice, when the exchange's heartbeat timeout passes "
             + "(15 s by default).",
         "Exit status: 0 stopped (no lease left behind), 1 the exchange refused the machine, 2 bad usage, "
-            + "3 connection or login failure, 4 stopped leaving leases to end MACHINE_OFFLINE."})
+            + "3 connection or login failure, 4 stopped leaving leases to end MACHINE_OFFLINE, 5 no GPU found "
+            + "(nvidia-smi missing, failing or listing none)."})
 public final class AgentCommand extends ClientCommand
 {
     /** Exit status: stopped at once, or past the graceful stop's deadline, with leases still on the machine. */
@@ -54,7 +55,8 @@ public final class AgentCommand extends ClientCommand
         description = "the asking price (with --undercut: while no other ask is on the book); default the reserve")
     long price;
 
-    @Option(names = "--undercut", description = "each interval, ask one tick below the best other ask, never below the reserve")
+    @Option(names = "--undercut", description = "each interval, ask one tick below the best ask of another account "
+        + "(never under the asks of this account's other machines), never below the reserve")
     boolean undercut;
 
     @Option(names = "--reclaim-file", paramLabel = "FILE",
@@ -164,9 +166,11 @@ public final class AgentCommand extends ClientCommand
             throw CliException.usage("--recorded-gpus: no recording named '" + recordedGpus + "'; known: "
                 + String.join(", ", NvidiaSmi.RECORDINGS));
         }
+        final NvidiaSmi gpuSource = recordedGpus != null ? NvidiaSmi.recorded(recordedGpus)
+            : new NvidiaSmi(nvidiaSmi, Duration.ofMillis(nvidiaSmiTimeoutMs));
+        checkGpus(gpuSource);
         final OwnerAgentContext settings = new OwnerAgentContext()
-            .nvidiaSmi(recordedGpus != null ? NvidiaSmi.recorded(recordedGpus)
-                : new NvidiaSmi(nvidiaSmi, Duration.ofMillis(nvidiaSmiTimeoutMs)))
+            .nvidiaSmi(gpuSource)
             .machineName(name).market(market).region(region).interconnect(interconnect)
             .heartbeatInterval(Duration.ofMillis(intervalMs)).requestTimeout(timeout())
             .reservePrice(reserve).price(price).undercut(undercut).reclaimFile(reclaimFile).withdrawOnClose(withdrawOnExit);
@@ -243,6 +247,24 @@ public final class AgentCommand extends ClientCommand
                 }
             }
             return status.get();
+        }
+    }
+
+    /**
+     * A machine without a GPU has nothing to offer: before connecting, nvidia-smi must list at least one
+     * GPU, else the command ends with {@link CliException#NO_GPU} and a line saying why and what to do.
+     */
+    private void checkGpus(final NvidiaSmi gpuSource) throws CliException
+    {
+        try
+        {
+            gpuSource.discover();
+        }
+        catch (final NvidiaSmiException ex)
+        {
+            throw new CliException(CliException.NO_GPU, "no GPU found (" + ex.getMessage() + "): install the NVIDIA driver "
+                + "so that nvidia-smi lists the GPUs (or name it with --nvidia-smi), or try the agent without a GPU with "
+                + "--recorded-gpus h200");
         }
     }
 

@@ -17,6 +17,9 @@ final class CliException extends Exception
     /** An IOC or FOK bid was accepted but filled nothing. */
     static final int NOTHING_FILLED = 4;
 
+    /** {@code gpux agent}: nvidia-smi is missing, fails, or lists no GPU. */
+    static final int NO_GPU = 5;
+
     private final int status;
 
     CliException(final int status, final String message)

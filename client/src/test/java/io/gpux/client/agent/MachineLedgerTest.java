@@ -32,6 +32,7 @@ class MachineLedgerTest
 {
     private static final long MACHINE = 5;
     private static final long ASK = 100;
+    private static final String MARKET = "H200-141G";
 
     private final MachineLedger ledger = new MachineLedger();
     private long seq;
@@ -39,7 +40,7 @@ class MachineLedgerTest
     @Test
     void aPortfolioSetsTheAskAndTheLeasesAndItsEventsAreNotAppliedTwice()
     {
-        ledger.machine(MACHINE, 4);
+        ledger.machine(MACHINE, 4, MARKET);
         assertFalse(ledger.view().current(), "nothing read yet");
         ledger.onPortfolio(Portfolio.newBuilder().setLastSeq(7)
             .addMachines(MachineInfo.newBuilder().setMachineId(MACHINE).setGpus(4))
@@ -68,7 +69,7 @@ class MachineLedgerTest
     @Test
     void theAgentsAskIsFilledAndAReleasedLeaseGivesItsGpusBack()
     {
-        ledger.machine(MACHINE, 2);
+        ledger.machine(MACHINE, 2, MARKET);
         ledger.onPortfolio(portfolio(2));
         ledger.placing(ASK, 2, 30_000);
         event(AccountEvent.newBuilder().setAccepted(Accepted.newBuilder().setOrderId(ASK)));
@@ -145,8 +146,55 @@ class MachineLedgerTest
         assertFalse(ledger.view().current());
         assertEquals(ASK, ledger.askOrderId(), "kept until the next portfolio says otherwise");
 
-        ledger.machine(MACHINE + 1, 1);
+        ledger.machine(MACHINE + 1, 1, MARKET);
         assertEquals(new MachineLedger.View(false, true, 0, 0, 0, 1, 0), ledger.view());
+    }
+
+    @Test
+    void keepsTheAccountsOtherAsksInTheMarketUntilAnEventItCannotApply()
+    {
+        ledger.machine(MACHINE, 2, MARKET);
+        assertFalse(ledger.accountAsksCurrent(), "nothing read yet");
+        ledger.onPortfolio(Portfolio.newBuilder()
+            .addMachines(MachineInfo.newBuilder().setMachineId(MACHINE).setGpus(2))
+            .addOrders(OpenOrder.newBuilder().setOrderId(ASK).setSide(Side.ASK).setMarket(MARKET).setMachineId(MACHINE)
+                .setOpenGpus(2).setPrice(30_000))
+            .addOrders(OpenOrder.newBuilder().setOrderId(200).setSide(Side.ASK).setMarket(MARKET).setMachineId(6)
+                .setOpenGpus(3).setPrice(29_000))
+            .addOrders(OpenOrder.newBuilder().setOrderId(300).setSide(Side.ASK).setMarket("A100-80G").setMachineId(7)
+                .setOpenGpus(1).setPrice(29_000))
+            .addOrders(OpenOrder.newBuilder().setOrderId(400).setSide(Side.BID).setMarket(MARKET).setOpenGpus(1)
+                .setPrice(20_000))
+            .build());
+        final long[] prices = new long[4];
+        final long[] gpus = new long[4];
+        assertTrue(ledger.accountAsksCurrent());
+        assertEquals(1, ledger.copyAccountAsks(prices, gpus), "the other machine's ask in the market, not the kept one");
+        assertEquals(29_000, prices[0]);
+        assertEquals(3, gpus[0]);
+
+        event(fill(200, 9, 1, 0));
+        assertEquals(1, ledger.copyAccountAsks(prices, gpus));
+        assertEquals(2, gpus[0], "a fill takes its GPUs from the other ask");
+        assertTrue(ledger.accountAsksCurrent());
+        event(AccountEvent.newBuilder().setAccepted(Accepted.newBuilder().setOrderId(ASK)));
+        assertTrue(ledger.accountAsksCurrent(), "the kept ask's Accepted says nothing of the others");
+        event(AccountEvent.newBuilder().setAccepted(Accepted.newBuilder().setOrderId(200)));
+        assertFalse(ledger.accountAsksCurrent(), "another machine's Replace: its price is unknown until a portfolio");
+
+        ledger.onPortfolio(portfolio(2).toBuilder()
+            .addOrders(OpenOrder.newBuilder().setOrderId(200).setSide(Side.ASK).setMarket(MARKET).setMachineId(6)
+                .setOpenGpus(2).setPrice(28_000)).build());
+        assertTrue(ledger.accountAsksCurrent());
+        event(ended(9, EndReason.RELEASED));
+        assertFalse(ledger.accountAsksCurrent(), "another machine's lease ended: its GPUs may be back on its ask");
+
+        ledger.onPortfolio(portfolio(2).toBuilder()
+            .addOrders(OpenOrder.newBuilder().setOrderId(200).setSide(Side.ASK).setMarket(MARKET).setMachineId(6)
+                .setOpenGpus(3).setPrice(28_000)).build());
+        event(AccountEvent.newBuilder().setCancelled(Cancelled.newBuilder().setOrderId(200)));
+        assertTrue(ledger.accountAsksCurrent());
+        assertEquals(0, ledger.copyAccountAsks(prices, gpus), "a cancel closes it");
     }
 
     // ------------------------------------------------------------------------------------------
@@ -154,7 +202,7 @@ class MachineLedgerTest
     /** A machine of {@code gpus} GPUs, read from a portfolio, and the agent's ask of them all at 1.0000. */
     private void askFor(final int gpus)
     {
-        ledger.machine(MACHINE, gpus);
+        ledger.machine(MACHINE, gpus, MARKET);
         ledger.onPortfolio(portfolio(gpus));
         ledger.placing(ASK, gpus, 10_000);
         ledger.accepted(ASK);

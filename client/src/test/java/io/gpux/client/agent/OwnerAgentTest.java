@@ -194,6 +194,58 @@ class OwnerAgentTest
     }
 
     @Test
+    void twoMachinesOfOneOwnerNeverUndercutEachOtherButBothUndercutARival() throws Exception
+    {
+        createMarket(CreateMarket.newBuilder().setSymbol("SIBLING-TEST"));
+        final String[] ownerKey = account("owner-s", Role.OWNER, 0);
+        final GpuxClient rival = client(account("rival-s", Role.OWNER, 0), null);
+        final Reports reportsA = new Reports();
+        final Reports reportsB = new Reports();
+        final GpuxClient ownerA = client(ownerKey, null);
+        final OwnerAgent a = agent(new OwnerAgentContext().client(ownerA).machineName("s1")
+            .market("SIBLING-TEST").reservePrice(Prices.parse("2.0")).price(Prices.parse("3.0")).undercut(true)
+            .listener(reportsA));
+        a.start();
+        await("the first machine asks its price", () -> a.askPrice() == Prices.parse("3.0"));
+        final OwnerAgent b = agent(new OwnerAgentContext().client(client(ownerKey, null)).machineName("s2")
+            .market("SIBLING-TEST").reservePrice(Prices.parse("2.0")).price(Prices.parse("3.0")).undercut(true)
+            .listener(reportsB));
+        b.start();
+        await("the second machine asks its price too", () -> b.askPrice() == Prices.parse("3.0"));
+        awaitIntervals(a, b);
+        assertEquals(List.of(ask(a.askOrderId(), 2, "3.0000"), ask(b.askOrderId(), 2, "3.0000")),
+            asks(ownerA.portfolio(TIMEOUT)), "neither went under the other");
+        assertTrue(reportsA.lines.stream().noneMatch(l -> l.startsWith("replaced"))
+            && reportsB.lines.stream().noneMatch(l -> l.startsWith("replaced")), reportsA.lines + " " + reportsB.lines);
+
+        final long rivalMachine = rival.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder()
+            .setName("rs1").setMarket("SIBLING-TEST").setGpus(1)), TIMEOUT).getAssignedId();
+        rival.call(Envelope.newBuilder().setMachineHeartbeat(MachineHeartbeat.newBuilder().setMachineId(rivalMachine)), TIMEOUT);
+        assertEquals(Reason.REASON_OK, rival.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(9)
+            .setMachineId(rivalMachine).setGpus(1).setPrice(Prices.parse("2.5"))), TIMEOUT).getReason());
+        await("both one tick below the rival", () -> a.askPrice() == Prices.parse("2.4999")
+            && b.askPrice() == Prices.parse("2.4999"));
+        awaitIntervals(a, b);
+        assertEquals(Prices.parse("2.4999"), a.askPrice(), "they stay there: " + reportsA.lines);
+        assertEquals(Prices.parse("2.4999"), b.askPrice(), "they stay there: " + reportsB.lines);
+        assertEquals(List.of(ask(a.askOrderId(), 2, "2.4999"), ask(b.askOrderId(), 2, "2.4999")),
+            asks(ownerA.portfolio(TIMEOUT)));
+
+        assertEquals(Reason.REASON_OK, rival.call(Envelope.newBuilder().setCancel(Cancel.newBuilder().setOrderId(9)),
+            TIMEOUT).getReason());
+        await("the rival gone, both back to their price", () -> a.askPrice() == Prices.parse("3.0")
+            && b.askPrice() == Prices.parse("3.0"));
+    }
+
+    /** Waits until both agents have heartbeated five more times: five intervals of pricing each. */
+    private static void awaitIntervals(final OwnerAgent a, final OwnerAgent b) throws Exception
+    {
+        final long heartbeatsA = a.heartbeats();
+        final long heartbeatsB = b.heartbeats();
+        await("intervals go by", () -> a.heartbeats() >= heartbeatsA + 5 && b.heartbeats() >= heartbeatsB + 5);
+    }
+
+    @Test
     void reclaimNoticesTheRenterEndsTheLeaseAfterTheGraceAndResumePostsAgain() throws Exception
     {
         createMarket(CreateMarket.newBuilder().setSymbol("RECLAIM-TEST").setGraceMs(200));

@@ -444,6 +444,36 @@ class GpuxCliTest
     }
 
     @Test
+    void agentWithoutAGpuExitsWithStatus5AndSaysWhatToDo() throws Exception
+    {
+        final String owner = account("nadia", "OWNER", null);
+        // the discovery query's header and no GPU row
+        final Path noRows = script("nvidia-smi-no-rows", "echo 'name, uuid, serial, pci.bus_id, driver_version, "
+            + "memory.total [MiB], memory.used [MiB], memory.free [MiB], utilization.gpu [%], utilization.memory [%], "
+            + "temperature.gpu, power.draw [W], power.limit [W], clocks.current.sm [MHz], clocks.max.sm [MHz], "
+            + "ecc.errors.uncorrected.volatile.total, pstate, compute_cap'");
+        // what nvidia-smi says where the driver finds no GPU
+        final Path noDevices = script("nvidia-smi-no-devices", "echo 'No devices were found'; exit 6");
+        final Path missing = dir.resolve("no-such-dir/nvidia-smi");
+        // each case: the nvidia-smi, and what the line says of it
+        for (final Map.Entry<Path, String> smi : Map.of(noRows, "no GPU lines after the header",
+            noDevices, "exited with status 6: No devices were found", missing, "cannot run " + missing).entrySet())
+        {
+            final Run run = cli("agent", "--nvidia-smi", smi.getKey().toString(), "--name", "gpuless", "--reserve", "1",
+                "--run-for", "5s", "--key-file", owner);
+            assertEquals(5, run.status(), run.toString());
+            assertEquals("", run.out(), "nothing starts: " + run);
+            final String line = run.err().strip();
+            assertFalse(line.contains("\n") || line.contains("Exception"), "one line, no stack trace: " + run);
+            assertTrue(line.startsWith("gpux agent: no GPU found (") && line.contains(smi.getValue()), run.toString());
+            assertTrue(line.endsWith("install the NVIDIA driver so that nvidia-smi lists the GPUs (or name it with "
+                + "--nvidia-smi), or try the agent without a GPU with --recorded-gpus h200"), run.toString());
+        }
+        final Run machines = ok(cli("leases", "--json", "--key-file", owner));
+        assertFalse(machines.out().contains("gpuless"), "no machine registered: " + machines);
+    }
+
+    @Test
     void agentRunsOnRecordedGpusWithoutNvidiaSmi() throws Exception
     {
         final String owner = account("oona", "OWNER", null);
@@ -665,6 +695,15 @@ class GpuxCliTest
             Thread.sleep(50);
         }
         return v;
+    }
+
+    /** An executable shell script in {@code dir} that runs the command. */
+    private static Path script(final String name, final String command) throws IOException
+    {
+        final Path script = dir.resolve(name);
+        Files.writeString(script, "#!/bin/sh\n" + command + "\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+        return script;
     }
 
     /** An nvidia-smi stand-in in {@code dir} that prints the H200 fixtures. */
