@@ -177,6 +177,7 @@ final class Admin
             cmd.vramGb == Command.ABSENT ? 0 : cmd.vramGb, cmd.interconnectId, engine.out.now);
         engine.machines.put(machine.id, machine);
         owner.addMachine(machine);
+        market.machineAdded(machine.regionId, machine.gpus);
         engine.machineMonitor.registered(machine);
     }
 
