@@ -178,6 +178,7 @@ final class Admin
         engine.machines.put(machine.id, machine);
         owner.addMachine(machine);
         market.machineAdded(machine.regionId, machine.gpus);
+        engine.touch(machine);
         engine.machineMonitor.registered(machine);
     }
 
@@ -190,6 +191,7 @@ final class Admin
             return;
         }
         market.halted = true;
+        engine.touchMarkets();
     }
 
     void resume(final Command cmd)
@@ -203,6 +205,7 @@ final class Admin
         if (market.halted)
         {
             market.halted = false;
+            engine.touchMarkets();
             engine.matcher.rematchMarket(market);
         }
     }
