@@ -63,7 +63,7 @@ final class CorePublisher implements EventPublisher
     public void onEvent(final Event event)
     {
         lastEventSeq = event.sequence;
-        offers.onEvent(event.type);
+        offers.onEvent();
         if (event.type == EventType.REJECTED)
         {
             rejectedCommandSeq = event.commandSequence;
@@ -75,6 +75,7 @@ final class CorePublisher implements EventPublisher
     public void onCommandComplete(final long commandSequence, final long correlation)
     {
         final RejectReason reason = rejectedCommandSeq == commandSequence ? reject : null;
+        offers.onEvent();
         egress.complete(correlation, commandSequence, lastEventSeq, reason);
     }
 

@@ -6,7 +6,6 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.TimeInForce;
 import io.gpux.engine.funds.Money;
-import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.codec.HotRequest;
@@ -140,22 +139,16 @@ final class Queries
     }
 
     /**
-     * The market's machines the bid's region admits, their largest and their total GPUs, and the
-     * warning when they can never fill the bid whole.
+     * The market's machines the bid's region admits, their largest and their total GPUs (kept by the
+     * market as machines register, so the quote walks no machines), and the warning when they can never
+     * fill the bid whole.
      */
     private static void reach(final MatchingEngine engine, final Directory.MarketEntry m, final long regionId,
         final QuoteRequest q, final QuoteResult.Builder r)
     {
-        long largest = 0;
-        long all = 0;
-        for (final Machine machine : engine.machines())
-        {
-            if (machine.market.id == m.id() && (regionId == 0 || machine.regionId == regionId))
-            {
-                largest = Math.max(largest, machine.gpus);
-                all += machine.gpus;
-            }
-        }
+        final Market market = engine.market(m.id());
+        final long largest = market == null ? 0 : market.largestMachineGpus(regionId);
+        final long all = market == null ? 0 : market.machineGpus(regionId);
         r.setLargestMachineGpus((int)Math.min(largest, Integer.MAX_VALUE)).setMarketGpus((int)Math.min(all, Integer.MAX_VALUE));
         final String where = m.symbol() + (q.getRegion().isEmpty() ? "" : " in region " + q.getRegion());
         if (all == 0 && q.getGpus() > 0)

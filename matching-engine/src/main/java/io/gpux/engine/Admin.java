@@ -177,6 +177,8 @@ final class Admin
             cmd.vramGb == Command.ABSENT ? 0 : cmd.vramGb, cmd.interconnectId, engine.out.now);
         engine.machines.put(machine.id, machine);
         owner.addMachine(machine);
+        market.machineAdded(machine.regionId, machine.gpus);
+        engine.touch(machine);
         engine.machineMonitor.registered(machine);
     }
 
@@ -189,6 +191,7 @@ final class Admin
             return;
         }
         market.halted = true;
+        engine.touchMarkets();
     }
 
     void resume(final Command cmd)
@@ -202,6 +205,7 @@ final class Admin
         if (market.halted)
         {
             market.halted = false;
+            engine.touchMarkets();
             engine.matcher.rematchMarket(market);
         }
     }

@@ -289,6 +289,7 @@ public final class EngineSnapshot
             m.reliability.read(in);
             e.machines.put(m.id, m);
             owner.addMachine(m);
+            market.machineAdded(m.regionId, m.gpus);
             machines.add(m);
         }
 

@@ -49,6 +49,7 @@ final class MachineMonitor
         if (!machine.online)
         {
             machine.online = true;
+            engine.touch(machine);
             machine.reliability.state(true, now);
             engine.out.machine(EventType.MACHINE_ONLINE, machine.id, machine.owner.id);
             for (Order ask = machine.firstAsk; ask != null; ask = ask.machineNext)
@@ -95,6 +96,7 @@ final class MachineMonitor
         machine.timeoutTimer = null;
         final long now = engine.out.now;
         machine.online = false;
+        engine.touch(machine);
         machine.reliability.state(false, now);
         engine.out.machine(EventType.MACHINE_OFFLINE, machine.id, machine.owner.id);
         for (Order ask = machine.firstAsk; ask != null; ask = ask.machineNext)
@@ -157,6 +159,10 @@ final class MachineMonitor
             Money.productAtLeast(machine.relNum, den, num, machine.relDen));
         machine.relNum = num;
         machine.relDen = den;
+        if (changed)
+        {
+            engine.touch(machine);
+        }
         return changed;
     }
 }

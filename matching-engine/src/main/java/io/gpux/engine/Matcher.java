@@ -132,6 +132,7 @@ final class Matcher
         }
         ask.openGpus -= gpus;
         ask.machine.offered -= gpus;
+        engine.touch(ask.machine);
         ask.machine.leased += gpus;
         if (ask.openGpus == 0 && ask.inBook())
         {
@@ -167,6 +168,7 @@ final class Matcher
         }
         ask.openGpus += gpus;
         machine.offered += gpus;
+        engine.touch(machine);
         if (ask.inBook())
         {
             ask.market.asks.openGpusChanged(ask, gpus);

@@ -35,6 +35,8 @@ public final class MatchingEngine
     final IdMap<Market> markets = new IdMap<>();
     final IdMap<Account> accounts = new IdMap<>();
     final IdMap<Machine> machines = new IdMap<>();
+    private Machine firstTouched;
+    private boolean marketsTouched;
     final Long2ObjectHashMap<Lease> leases = new Long2ObjectHashMap<>();
     final OrderPool orders = new OrderPool();
     /** Open orders by (account, client order id). */
@@ -281,6 +283,54 @@ public final class MatchingEngine
     public Lease lease(final long id)
     {
         return leases.get(id);
+    }
+
+    /**
+     * Notes that what a search of offers shows of a machine may have changed (its asks, free GPUs, online
+     * state or reliability; its registration): a list threaded through the machines, each at most once,
+     * that a reader drains with {@link #pollTouched()}. No state of the market: not hashed, not snapshot.
+     */
+    void touch(final Machine machine)
+    {
+        if (!machine.touched)
+        {
+            machine.touched = true;
+            machine.touchedNext = firstTouched;
+            firstTouched = machine;
+        }
+    }
+
+    /** Notes that a market was halted or resumed (see {@link #pollMarketsTouched()}). */
+    void touchMarkets()
+    {
+        marketsTouched = true;
+    }
+
+    /** Whether machines or markets were touched since the last drain. */
+    public boolean anyTouched()
+    {
+        return firstTouched != null || marketsTouched;
+    }
+
+    /** The next machine touched since the last drain, taken off the list; null when none is left. */
+    public Machine pollTouched()
+    {
+        final Machine m = firstTouched;
+        if (m != null)
+        {
+            firstTouched = m.touchedNext;
+            m.touchedNext = null;
+            m.touched = false;
+        }
+        return m;
+    }
+
+    /** Whether a market was halted or resumed since the last call. */
+    public boolean pollMarketsTouched()
+    {
+        final boolean touched = marketsTouched;
+        marketsTouched = false;
+        return touched;
     }
 
     public Iterable<Machine> machines()

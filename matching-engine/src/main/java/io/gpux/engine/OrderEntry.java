@@ -244,6 +244,7 @@ final class OrderEntry
         account.addOpen(ask);
         machine.addAsk(ask);
         machine.offered += ask.openGpus;
+        engine.touch(machine);
         engine.out.accepted(ask);
 
         if (ask.tif == TimeInForce.FOK && engine.matcher.askFillable(ask, ask.price, ask.openGpus, ask.openGpus) < ask.openGpus)
@@ -463,6 +464,7 @@ final class OrderEntry
             else
             {
                 order.machine.offered += gpus - order.openGpus;
+                engine.touch(order.machine);
             }
             order.openGpus = gpus;
             engine.out.accepted(order);
@@ -478,9 +480,10 @@ final class OrderEntry
             account.held += newHold - order.hold;
             order.hold = newHold;
         }
-        else if (gpus != order.openGpus)
+        else
         {
             order.machine.offered += gpus - order.openGpus;
+            engine.touch(order.machine);
         }
         order.price = price;
         order.openGpus = gpus;
@@ -528,6 +531,7 @@ final class OrderEntry
         {
             order.machine.offered -= order.openGpus;
             order.machine.removeAsk(order);
+            engine.touch(order.machine);
         }
         order.account.removeOpen(order);
         engine.orders.release(order);

@@ -1,7 +1,6 @@
 package io.gpux.bench.gateway;
 
 import io.gpux.engine.MatchingEngine;
-import io.gpux.engine.command.Command;
 import io.gpux.engine.funds.Account;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
@@ -101,16 +100,7 @@ public class PortfolioQueryBenchmark
         }
         final Symbols symbols = new Symbols();
         final ScenarioParser parser = new ScenarioParser(symbols);
-        engine = new MatchingEngine(event -> { });
-        final Command c = new Command();
-        int line = 0;
-        for (final String text : s.toString().split("\n"))
-        {
-            if (parser.parse(text, ++line, c))
-            {
-                engine.apply(c);
-            }
-        }
+        engine = ScenarioEngine.of(parser, s.toString());
         me = engine.account(symbols.accounts.existing("me"));
         int leases = 0;
         for (final Lease ignored : engine.leases())

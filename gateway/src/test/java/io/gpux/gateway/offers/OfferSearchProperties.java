@@ -16,6 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -25,10 +27,12 @@ import net.jqwik.api.statistics.Statistics;
  * The offer search against a brute-force filter: random markets (machines of every size, region,
  * interconnect and memory; asks, bids that lease GPUs, cancels, machines that go silent, halts, days
  * passing so reliabilities differ), then random searches, each answered both by the snapshot and the
- * search and by a direct walk over the engine's machines and asks with the rules written out plainly.
+ * search and by a direct walk over the engine's machines and asks with the rules written out plainly,
+ * and by a board that followed the exchange batch by batch, copying only what each batch touched.
  */
 class OfferSearchProperties
 {
+    private static final long MS = 1_000_000;
     private static final String[] REGIONS = {"eu", "us", "asia"};
     private static final String[] INTERCONNECTS = {"nvlink", "pcie"};
 
@@ -39,10 +43,29 @@ class OfferSearchProperties
         final Random random = new Random(seed);
         final ScenarioReplayer replayer = new ScenarioReplayer(Writer.nullWriter());
         final int markets = 1 + random.nextInt(3);
-        for (final String line : market(random, markets, machines))
+        // a board that recovers part way and then follows every line as a batch, copying only the
+        // machines each touched, some batches within the minimum interval (their changes wait)
+        final AtomicLong nanos = new AtomicLong();
+        final OfferBoard board = new OfferBoard(nanos::get, 20 * MS, 1_000 * MS);
+        final List<String> lines = market(random, markets, machines);
+        final int recoverAt = random.nextInt(lines.size());
+        for (int i = 0; i < lines.size(); i++)
         {
-            replayer.line(line);
+            replayer.line(lines.get(i));
+            if (i == recoverAt)
+            {
+                board.onRecovered(replayer.engine());
+            }
+            else if (i > recoverAt)
+            {
+                nanos.addAndGet(random.nextInt(30) * MS);
+                board.onBatchApplied(replayer.engine());
+            }
         }
+        nanos.addAndGet(20 * MS);
+        board.onBatchApplied(replayer.engine());
+        final AtomicReference<OfferSnapshot> followed = new AtomicReference<>();
+        board.read(followed::set);
         final MatchingEngine engine = replayer.engine();
         final long[] regionIds = new long[REGIONS.length];
         for (int i = 0; i < REGIONS.length; i++)
@@ -68,9 +91,12 @@ class OfferSearchProperties
             final List<OfferRow> expected = bruteForce(engine, s);
             assertEquals(expected.size(), result.matched(), "matched");
             assertEquals(expected.subList(0, Math.min(s.limit(), expected.size())), result.rows(), s.toString());
+            final OfferSearch.Result fromBoard = s.apply(followed.get().rows());
+            assertEquals(result, fromBoard, "the board that followed the changes: " + s);
             for (final OfferRow row : result.rows())
             {
                 assertEquals(machinesOf(engine, row.ownerId()), snapshot.machinesOf(row.ownerId()), "owner machines");
+                assertEquals(machinesOf(engine, row.ownerId()), followed.get().machinesOf(row.ownerId()), "owner machines");
             }
             Statistics.collect(result.rows().isEmpty() ? "nothing" : result.rows().size() < result.matched() ? "cut" : "offers");
         }
@@ -210,6 +236,12 @@ class OfferSearchProperties
         if (markets > 1 && random.nextInt(4) == 0)
         {
             lines.add(time + " HALT market=M" + random.nextInt(markets));
+        }
+        if (markets > 1 && random.nextInt(4) == 0)
+        {
+            final int halted = random.nextInt(markets);
+            lines.add(time + " HALT market=M" + halted);
+            lines.add(time + " RESUME market=M" + halted);
         }
         // some machines fall silent for longer than the timeout: offline
         time += 30_000;

@@ -39,6 +39,10 @@ public final class Machine
     public Machine ownerPrev;
     public Machine ownerNext;
 
+    /** In the engine's list of machines whose offer changed since a reader last drained it. */
+    public boolean touched;
+    public Machine touchedNext;
+
     public Timer timeoutTimer;
     public Timer birthdayTimer;
     public Timer dayTimer;

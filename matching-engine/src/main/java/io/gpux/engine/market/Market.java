@@ -3,6 +3,8 @@ package io.gpux.engine.market;
 import io.gpux.engine.book.BookSide;
 import io.gpux.engine.lease.LeaseIndex;
 
+import org.agrona.collections.Long2LongHashMap;
+
 /** A market: one GPU class, its parameters (rulebook section 2), its book and its preemptible leases. */
 public final class Market
 {
@@ -27,10 +29,41 @@ public final class Market
     public final BookSide asks = new BookSide(false);
     public final LeaseIndex preemptible = new LeaseIndex();
 
+    /** The GPUs of its machines together, and of its largest machine (machines are never removed). */
+    private long gpus;
+    private long largestMachineGpus;
+    /** The same per region name id, for machines that name one. */
+    private final Long2LongHashMap regionGpus = new Long2LongHashMap(0);
+    private final Long2LongHashMap regionLargest = new Long2LongHashMap(0);
+
     public Market(final long id, final String name)
     {
         this.id = id;
         this.name = name;
+    }
+
+    /** Counts a machine registered in this market, of {@code machineGpus} GPUs in region {@code regionId} (0: none). */
+    public void machineAdded(final long regionId, final int machineGpus)
+    {
+        gpus += machineGpus;
+        largestMachineGpus = Math.max(largestMachineGpus, machineGpus);
+        if (regionId != 0)
+        {
+            regionGpus.put(regionId, regionGpus.get(regionId) + machineGpus);
+            regionLargest.put(regionId, Math.max(regionLargest.get(regionId), machineGpus));
+        }
+    }
+
+    /** The GPUs of its machines together, of those in region {@code regionId} when it is not 0. */
+    public long machineGpus(final long regionId)
+    {
+        return regionId == 0 ? gpus : regionGpus.get(regionId);
+    }
+
+    /** The GPUs of its largest machine, of those in region {@code regionId} when it is not 0; 0 when none. */
+    public long largestMachineGpus(final long regionId)
+    {
+        return regionId == 0 ? largestMachineGpus : regionLargest.get(regionId);
     }
 
     /** A symbol of 2 to 32 characters from A-Z 0-9 - . _ */
