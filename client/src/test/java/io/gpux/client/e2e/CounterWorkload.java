@@ -8,7 +8,7 @@ import java.nio.file.Path;
  * step each 0.1 s, keeping the count in {@code $GPUX_CHECKPOINT_DIR/count}. A lock file says which
  * attempt runs (one found at start is an overlap, recorded in {@code overlaps}); each start appends
  * "attempt pid lease CUDA_VISIBLE_DEVICES" to {@code attempts} (the pid leads the workload's process
- * group); on SIGTERM it drops the lock and exits 0.
+ * group); on SIGTERM, handled from its first line, it drops the lock and exits 0.
  */
 final class CounterWorkload
 {
@@ -21,12 +21,14 @@ final class CounterWorkload
     {
         return String.join("; ",
             "ck=\"$GPUX_CHECKPOINT_DIR\"",
+            "n=0",
+            // the handler first: a notice may come the moment the workload runs, before it has taken the lock
+            "trap 'rm -f \"$ck/lock\"; echo \"term at $n\"; exit 0' TERM",
             "echo \"start attempt=$GPUX_ATTEMPT lease=$GPUX_LEASE_ID\"",
             "if [ -e \"$ck/lock\" ]; then echo \"$GPUX_ATTEMPT found $(cat \"$ck/lock\")\" >> \"$ck/overlaps\"; fi",
             "echo \"$GPUX_ATTEMPT $$\" > \"$ck/lock\"",
             "echo \"$GPUX_ATTEMPT $$ $GPUX_LEASE_ID $CUDA_VISIBLE_DEVICES\" >> \"$ck/attempts\"",
             "n=$(cat \"$ck/count\" 2>/dev/null || echo 0)",
-            "trap 'rm -f \"$ck/lock\"; echo \"term at $n\"; exit 0' TERM",
             "while [ \"$n\" -lt " + n + " ]; do sleep 0.1; n=$((n+1)); echo $n > \"$ck/count.tmp\"; mv \"$ck/count.tmp\" \"$ck/count\"; done",
             "rm -f \"$ck/lock\"",
             "echo \"done $n\"");

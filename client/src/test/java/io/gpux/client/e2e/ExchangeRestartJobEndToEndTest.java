@@ -112,6 +112,8 @@ class ExchangeRestartJobEndToEndTest
             }
         }).start();
         E2e.await("the workload runs", TIMEOUT, () -> runningHeard() == 1, heard::toString);
+        // RUNNING is the process group started; the script writes its attempt line a moment later
+        E2e.await("the workload writes its attempt", TIMEOUT, () -> Files.exists(ck.resolve("attempts")), heard::toString);
         workloadGroup = Long.parseLong(Files.readAllLines(ck.resolve("attempts")).get(0).split(" ")[1]);
         E2e.await("the count passes 5", TIMEOUT, () -> count(ck) >= 5, () -> "count " + count(ck));
 
