@@ -327,7 +327,7 @@ public final class AgentCommand extends ClientCommand
         {
             if (json)
             {
-                out().println(new Json().put("type", "agent").put("event", event).putTime("time", System.currentTimeMillis())
+                out().println(new Json().put("type", "agent").putTime("time", System.currentTimeMillis()).put("event", event)
                     .putAll(fields));
             }
             else

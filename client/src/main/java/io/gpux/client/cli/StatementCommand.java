@@ -142,7 +142,7 @@ public final class StatementCommand extends ClientCommand
         for (final Statement.Line l : lines)
         {
             out().println(new Json().put("type", "statement_line").put("lease_id", l.leaseId)
-                .put("role", role(l)).put("market", l.market).put("machine_id", l.machineId).put("gpus", l.gpus)
+                .put("role", role(l)).put("market", l.market).putPositive("machine_id", l.machineId).put("gpus", l.gpus)
                 .put("price", Format.price(l.price)).putTime("started", l.startedMs).putTime("ended", l.endedMs)
                 .putText("end_reason", l.endReason).put("settlements", l.settlements).put("billed_ms", l.billedMs)
                 .put("charge", Format.money(l.charge)).put("fee", Format.money(l.fee)).put("net", Format.money(l.net())));
