@@ -106,7 +106,7 @@ public final class OffersCommand extends ClientCommand
 
     private void printJson(final Offers offers)
     {
-        out().println(new Json().put("type", "offers").put("market", market).put("matched", offers.getMatched())
+        out().println(new Json().put("type", "offers").putText("market", market).put("matched", offers.getMatched())
             .put("shown", offers.getOffersCount()).putTime("time", offers.getTimeMs()));
         for (final Offer o : offers.getOffersList())
         {

@@ -49,6 +49,7 @@ class GpuxCliTest
     /** What one run printed, and its exit status. */
     record Run(int status, String out, String err)
     {
+        /** The --json lines, each checked against the rules every --json line follows (docs/cli.md). */
         List<Map<String, Object>> json()
         {
             final List<Map<String, Object>> lines = new ArrayList<>();
@@ -56,6 +57,7 @@ class GpuxCliTest
             {
                 if (!line.isBlank())
                 {
+                    JsonRules.check(line);
                     lines.add(MiniJson.object(line));
                 }
             }
