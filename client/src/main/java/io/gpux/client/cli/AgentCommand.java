@@ -212,10 +212,14 @@ public final class AgentCommand extends ClientCommand
             try
             {
                 report.again = signals.install().installed().contains("INT") ? "; Ctrl-C again to stop now" : "";
+                final Json started = new Json().put("name", settings.machineName()).put("reserve", Format.price(reserve));
+                if (!undercut)
+                {
+                    started.put("price", Format.price(settings.price()));
+                }
                 report.line("started", "machine " + settings.machineName() + ", reserve " + Format.price(reserve)
                     + (undercut ? ", undercut" : ", price " + Format.price(settings.price())),
-                    new Json().put("name", settings.machineName()).put("reserve", Format.price(reserve))
-                        .put("price", Format.price(settings.price())).put("undercut", undercut));
+                    started.put("undercut", undercut));
                 agent.start();
                 if (runForMs == null)
                 {
@@ -323,7 +327,8 @@ public final class AgentCommand extends ClientCommand
         {
             if (json)
             {
-                out().println(new Json().put("type", "agent").put("event", event).putAll(fields));
+                out().println(new Json().put("type", "agent").putTime("time", System.currentTimeMillis()).put("event", event)
+                    .putAll(fields));
             }
             else
             {
@@ -393,7 +398,7 @@ public final class AgentCommand extends ClientCommand
         public void onReclaimed(final long orderId)
         {
             line("reclaimed", orderId == 0 ? "no ask was open" : "order " + orderId + " cancelled with reclaim",
-                new Json().put("order_id", orderId));
+                new Json().putPositive("order_id", orderId));
         }
 
         @Override

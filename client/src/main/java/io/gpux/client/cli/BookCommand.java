@@ -147,7 +147,7 @@ public final class BookCommand extends ClientCommand
         if (json)
         {
             out().println(new Json().put("type", "trade").put("market", t.getMarket()).put("gpus", t.getGpus())
-                .put("price", Format.price(t.getPrice())).put("time_ms", t.getTimeMs()).put("engine_seq", t.getEngineSeq()));
+                .put("price", Format.price(t.getPrice())).putTime("time", t.getTimeMs()).put("engine_seq", t.getEngineSeq()));
             return;
         }
         out().println("trade   " + Format.time(t.getTimeMs()) + "  " + t.getGpus() + " GPUs at " + Format.price(t.getPrice()));

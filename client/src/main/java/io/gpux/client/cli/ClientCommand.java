@@ -307,19 +307,9 @@ abstract class ClientCommand implements Callable<Integer>
         if (json)
         {
             final Json j = new Json().put("type", "result").put("command", command).put("ok", ok)
-                .put("reason", response.getReason().name()).put("command_seq", response.getCommandSeq());
-            if (response.getAssignedId() != 0)
-            {
-                j.put("assigned_id", response.getAssignedId());
-            }
-            if (!response.getMessage().isEmpty())
-            {
-                j.put("message", response.getMessage());
-            }
-            if (hint != null)
-            {
-                j.put("hint", hint);
-            }
+                .put("reason", response.getReason().name()).putPositive("command_seq", response.getCommandSeq())
+                .putPositive("assigned_id", response.getAssignedId()).putText("message", response.getMessage())
+                .putText("hint", hint);
             out().println(fields == null ? j : j.putAll(fields));
         }
         else

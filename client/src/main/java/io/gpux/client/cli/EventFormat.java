@@ -13,7 +13,8 @@ import io.gpux.proto.v1.Settled;
 
 /**
  * An account event as one line: for people ({@code #12  2025-11-30 05:14:00.000Z  FILL  order=7 ...})
- * or as a JSON object ({@code {"type":"event","seq":12,...,"kind":"FILL","order_id":7,...}}).
+ * or as a JSON object ({@code {"type":"event","seq":12,...,"kind":"FILL","order_id":7,...}}) that follows
+ * {@link Json}'s rules: a fill that preempts nothing has no {@code preempts_lease_id}.
  * Enum values are written as the protocol names them.
  */
 final class EventFormat
@@ -99,7 +100,7 @@ final class EventFormat
     static Json json(final AccountEvent e)
     {
         final Json j = new Json().put("type", "event").put("seq", e.getSeq()).put("engine_seq", e.getEngineSeq())
-            .put("time_ms", e.getTimeMs()).put("command_seq", e.getCommandSeq()).put("kind", e.getKindCase().name());
+            .putTime("time", e.getTimeMs()).putPositive("command_seq", e.getCommandSeq()).put("kind", e.getKindCase().name());
         switch (e.getKindCase())
         {
             case ACCEPTED ->
@@ -110,7 +111,7 @@ final class EventFormat
             case REJECTED ->
             {
                 final Rejected r = e.getRejected();
-                j.put("order_id", r.getOrderId()).put("reason", r.getReason().name()).put("command", r.getCommand().name());
+                j.putPositive("order_id", r.getOrderId()).put("reason", r.getReason().name()).put("command", r.getCommand().name());
             }
             case CANCELLED ->
             {
@@ -122,7 +123,7 @@ final class EventFormat
                 final Fill f = e.getFill();
                 j.put("order_id", f.getOrderId()).put("counter_order_id", f.getCounterOrderId())
                     .put("lease_id", f.getLeaseId()).put("gpus", f.getGpus()).put("price", Format.price(f.getPrice()))
-                    .put("preempts_lease_id", f.getPreemptsLeaseId());
+                    .putPositive("preempts_lease_id", f.getPreemptsLeaseId());
             }
             case LEASE_STARTED ->
             {
@@ -133,7 +134,7 @@ final class EventFormat
             case PREEMPT_NOTICE ->
             {
                 final PreemptNotice n = e.getPreemptNotice();
-                j.put("lease_id", n.getLeaseId()).put("reason", n.getReason().name()).put("effective_ms", n.getEffectiveMs());
+                j.put("lease_id", n.getLeaseId()).put("reason", n.getReason().name()).putTime("effective", n.getEffectiveMs());
             }
             case LEASE_ENDED ->
             {

@@ -12,6 +12,9 @@ final class Format
     private static final DateTimeFormatter TIME =
         DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
+    private static final DateTimeFormatter ISO =
+        DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
     private Format()
     {
     }
@@ -30,6 +33,12 @@ final class Format
     static String time(final long epochMs)
     {
         return epochMs == 0 ? "-" : TIME.format(Instant.ofEpochMilli(epochMs));
+    }
+
+    /** Epoch milliseconds as ISO-8601 UTC with milliseconds, for {@code --json}: {@code 2025-11-30T05:14:00.000Z}. */
+    static String iso(final long epochMs)
+    {
+        return ISO.format(Instant.ofEpochMilli(epochMs));
     }
 
     /** Parts per million as a decimal from 0 to 1 with 6 places: 990000 is "0.990000". */

@@ -98,7 +98,7 @@ public final class HistoryCommand extends ClientCommand
             for (final Candle c : candles)
             {
                 out().println(new Json().put("type", "candle").put("market", symbol).put("interval", label)
-                    .put("start_ms", c.getStartMs()).put("open", Format.price(c.getOpen())).put("high", Format.price(c.getHigh()))
+                    .putTime("start", c.getStartMs()).put("open", Format.price(c.getOpen())).put("high", Format.price(c.getHigh()))
                     .put("low", Format.price(c.getLow())).put("close", Format.price(c.getClose()))
                     .put("volume", c.getVolume()).put("trades", c.getTrades()));
             }

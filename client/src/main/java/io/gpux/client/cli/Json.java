@@ -15,9 +15,11 @@ import java.io.UncheckedIOException;
 /**
  * A JSON object written as one line, for {@code --json} output: a Jackson {@link ObjectNode} that
  * keeps the order fields were put in, plus the scalar fields as {@code key=value} words for the text
- * form of the same line. Prices and amounts are put as strings of their exact decimal text
- * ({@code "2.5000"}, {@code "12.345678"}) so that no reader turns them into floating point; ids,
- * counts and times are JSON integers.
+ * form of the same line. The rules every command follows (docs/cli.md): keys are snake_case; prices
+ * and amounts are strings of their exact decimal text ({@code "2.5000"}, {@code "12.345678"}) so that
+ * no reader turns them into floating point; ids, counts and milliseconds are JSON integers; an instant
+ * is {@code <name>_ms} (epoch milliseconds) followed by {@code <name>_at} (ISO-8601 UTC), a span is
+ * {@code <name>_ms} alone; a value that is absent is left out, never written as 0, -1 or "".
  *
  * <pre>{@code new Json().put("type", "fill").put("gpus", 4).put("price", "2.5000").toString()}</pre>
  */
@@ -52,6 +54,33 @@ final class Json
         human(key, Boolean.toString(value));
         node.put(key, value);
         return this;
+    }
+
+    /** A value where 0 means none (an optional id, a size not known): left out when not positive. */
+    Json putPositive(final String key, final long value)
+    {
+        return value > 0 ? put(key, value) : this;
+    }
+
+    /** A span of milliseconds where a negative value means none: left out when negative. */
+    Json putSpan(final String key, final long ms)
+    {
+        return ms >= 0 ? put(key, ms) : this;
+    }
+
+    /** Text where "" means none: left out when null or empty. */
+    Json putText(final String key, final String value)
+    {
+        return value == null || value.isEmpty() ? this : put(key, value);
+    }
+
+    /**
+     * An instant as {@code <stem>_ms} (epoch milliseconds) and {@code <stem>_at} (ISO-8601 UTC with
+     * milliseconds, {@code 2025-11-30T05:14:00.000Z}); both are left out when the instant is 0 (none).
+     */
+    Json putTime(final String stem, final long epochMs)
+    {
+        return epochMs == 0 ? this : put(stem + "_ms", epochMs).put(stem + "_at", Format.iso(epochMs));
     }
 
     /** An array of objects. */

@@ -55,10 +55,10 @@ public final class LeasesCommand extends ClientCommand
         {
             out().println(new Json().put("type", "lease").put("lease_id", l.getLeaseId()).put("market", l.getMarket())
                 .put("machine_id", l.getMachineId()).put("gpus", l.getGpus()).put("price", Format.price(l.getPrice()))
-                .put("state", l.getState().name()).put("renter", l.getRenter()).put("start_ms", l.getStartMs())
-                .put("notice_effective_ms", l.getNoticeEffectiveMs()).put("ends_ms", l.getEndsMs())
-                .put("ends_by", endsBy(l)).put("cost", Format.money(l.getCost())).put("fee", Format.money(l.getFee()))
-                .put("prepaid_until_ms", l.getPrepaidUntilMs()).put("prepaid_left_ms", prepaidLeftMs(p, l)));
+                .put("state", l.getState().name()).put("renter", l.getRenter()).putTime("start", l.getStartMs())
+                .putTime("notice_effective", l.getNoticeEffectiveMs()).putTime("ends", l.getEndsMs())
+                .putText("ends_by", endsBy(l)).put("cost", Format.money(l.getCost())).put("fee", Format.money(l.getFee()))
+                .putTime("prepaid_until", l.getPrepaidUntilMs()).putSpan("prepaid_left_ms", prepaidLeftMs(p, l)));
         }
         for (final MachineInfo m : p.getMachinesList())
         {
@@ -73,7 +73,7 @@ public final class LeasesCommand extends ClientCommand
             out().println(new Json().put("type", "machine").put("machine_id", m.getMachineId()).put("name", m.getName())
                 .put("market", m.getMarket()).put("gpus", m.getGpus()).put("online", m.getOnline())
                 .put("reliability", Format.ppm(m.getReliabilityPpm())).put("telemetry", telemetry)
-                .put("telemetry_age_ms", telemetryAgeMs(p, m)));
+                .putSpan("telemetry_age_ms", telemetryAgeMs(p, m)));
         }
     }
 

@@ -106,15 +106,15 @@ public final class OffersCommand extends ClientCommand
 
     private void printJson(final Offers offers)
     {
-        out().println(new Json().put("type", "offers").put("market", market).put("matched", offers.getMatched())
-            .put("shown", offers.getOffersCount()).put("time_ms", offers.getTimeMs()));
+        out().println(new Json().put("type", "offers").putText("market", market).put("matched", offers.getMatched())
+            .put("shown", offers.getOffersCount()).putTime("time", offers.getTimeMs()));
         for (final Offer o : offers.getOffersList())
         {
             out().println(new Json().put("type", "offer").put("machine_id", o.getMachineId()).put("market", o.getMarket())
                 .put("gpus", o.getGpus()).put("free_gpus", o.getFreeGpus()).put("price", Format.price(o.getPrice()))
-                .put("reliability", Format.ppm(o.getReliabilityPpm())).put("region", o.getRegion())
-                .put("interconnect", o.getInterconnect()).put("vram_gb", o.getVramGb())
-                .put("telemetry_age_ms", o.getTelemetryAgeMs()).put("owner_machines", o.getOwnerMachines()));
+                .put("reliability", Format.ppm(o.getReliabilityPpm())).putText("region", o.getRegion())
+                .putText("interconnect", o.getInterconnect()).putPositive("vram_gb", o.getVramGb())
+                .putSpan("telemetry_age_ms", o.getTelemetryAgeMs()).put("owner_machines", o.getOwnerMachines()));
         }
     }
 

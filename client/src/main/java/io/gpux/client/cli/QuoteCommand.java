@@ -70,7 +70,7 @@ public final class QuoteCommand extends ClientCommand
             .put("ok", q.getReject() == Reason.REASON_OK).put("reject", q.getReject().name())
             .put("filled_gpus", q.getFilledGpus()).put("preempted_gpus", q.getPreemptedGpus())
             .put("resting_gpus", q.getRestingGpus()).put("hold", Format.money(q.getHold()))
-            .put("effective_ms", q.getEffectiveMs()).put("fills", fills).put("preemptions", preemptions)
+            .putTime("effective", q.getPreemptedGpus() > 0 ? q.getEffectiveMs() : 0).put("fills", fills).put("preemptions", preemptions)
             .put("largest_machine_gpus", q.getLargestMachineGpus()).put("market_gpus", q.getMarketGpus());
         if (durationMs > 0)
         {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -127,14 +128,14 @@ public final class RunCommand extends ClientCommand
         for (final ManagedJob.Attempt a : r.attempts())
         {
             attempts.add(new Json().put("attempt", a.number()).put("lease_id", a.leaseId()).put("gpus", a.gpus())
-                .put("price", Prices.format(a.price())).put("readiness_ms", a.readinessMs()).put("result", a.result()));
+                .put("price", Prices.format(a.price())).putSpan("readiness_ms", a.readinessMs()).put("result", a.result()));
             text.append("\n  attempt ").append(a.number()).append(" on lease ").append(a.leaseId()).append(": ")
                 .append(a.readinessMs() < 0 ? "never ran" : "running " + a.readinessMs() + " ms after the fill")
                 .append(", ").append(a.result());
         }
         say(new Json().put("type", "report").put("outcome", outcome).put("reason", r.reason())
             .put("failures", r.failures()).put("interruptions", r.interruptions())
-            .put("gpu_hours", String.format("%.6f", r.gpuHours())).put("cost", Format.money(r.costMicros()))
+            .put("gpu_hours", String.format(Locale.ROOT, "%.6f", r.gpuHours())).put("cost", Format.money(r.costMicros()))
             .put("lost_ms", r.lostMs()).put("attempts", attempts), text.toString());
     }
 
@@ -180,10 +181,14 @@ public final class RunCommand extends ClientCommand
                 case WORKLOAD_FAILED -> "FAILED: " + status.getReason();
                 default -> status.getState().name().substring("WORKLOAD_".length());
             };
-            say(new Json().put("type", "status").put("attempt", attempt).put("lease_id", leaseId)
+            final Json line = new Json().put("type", "status").put("attempt", attempt).put("lease_id", leaseId)
                 .put("state", status.getState() == WorkloadState.UNRECOGNIZED ? "UNKNOWN"
-                    : status.getState().name().substring("WORKLOAD_".length()))
-                .put("exit_code", status.getExitCode()).put("reason", status.getReason()),
+                    : status.getState().name().substring("WORKLOAD_".length()));
+            if (status.getState() == WorkloadState.WORKLOAD_EXITED)
+            {
+                line.put("exit_code", status.getExitCode());
+            }
+            say(line.putText("reason", status.getReason()),
                 "attempt " + attempt + " on lease " + leaseId + ": " + state);
         }
 
@@ -191,7 +196,7 @@ public final class RunCommand extends ClientCommand
         public void onNotice(final int attempt, final long leaseId, final long effectiveAtMs, final NoticeReason reason)
         {
             say(new Json().put("type", "notice").put("attempt", attempt).put("lease_id", leaseId)
-                .put("reason", reason.name()).put("effective_ms", effectiveAtMs),
+                .put("reason", reason.name()).putTime("effective", effectiveAtMs),
                 "lease " + leaseId + " notice (" + reason.name() + "): it ends at " + Instant.ofEpochMilli(effectiveAtMs)
                     + "; bidding again");
         }

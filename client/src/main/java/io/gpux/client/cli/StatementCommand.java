@@ -1,7 +1,5 @@
 package io.gpux.client.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpux.client.GpuxClient;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.ResendComplete;
@@ -141,18 +139,16 @@ public final class StatementCommand extends ClientCommand
 
     private void printJson(final String account, final List<Statement.Line> lines)
     {
-        final ObjectMapper mapper = new ObjectMapper();
         for (final Statement.Line l : lines)
         {
-            final ObjectNode node = mapper.createObjectNode().put("type", "statement_line").put("lease_id", l.leaseId)
-                .put("role", role(l)).put("market", l.market).put("machine_id", l.machineId).put("gpus", l.gpus)
-                .put("price", Format.price(l.price)).put("started_ms", l.startedMs).put("ended_ms", l.endedMs)
-                .put("end_reason", l.endReason).put("settlements", l.settlements).put("billed_ms", l.billedMs)
-                .put("charge", Format.money(l.charge)).put("fee", Format.money(l.fee)).put("net", Format.money(l.net()));
-            out().println(node);
+            out().println(new Json().put("type", "statement_line").put("lease_id", l.leaseId)
+                .put("role", role(l)).put("market", l.market).putPositive("machine_id", l.machineId).put("gpus", l.gpus)
+                .put("price", Format.price(l.price)).putTime("started", l.startedMs).putTime("ended", l.endedMs)
+                .putText("end_reason", l.endReason).put("settlements", l.settlements).put("billed_ms", l.billedMs)
+                .put("charge", Format.money(l.charge)).put("fee", Format.money(l.fee)).put("net", Format.money(l.net())));
         }
-        out().println(mapper.createObjectNode().put("type", "statement").put("account", account).put("from_ms", fromMs)
-            .put("to_ms", toMs == Long.MAX_VALUE ? 0 : toMs).put("leases", lines.size())
+        out().println(new Json().put("type", "statement").put("account", account).putTime("from", fromMs)
+            .putTime("to", toMs == Long.MAX_VALUE ? 0 : toMs).put("leases", lines.size())
             .put("spend", Format.money(Statement.spend(lines))).put("earnings", Format.money(Statement.earnings(lines)))
             .put("owner_fees", Format.money(Statement.ownerFees(lines))));
     }

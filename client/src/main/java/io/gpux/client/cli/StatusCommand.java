@@ -36,7 +36,7 @@ public final class StatusCommand extends ClientCommand
                     endpoints.add(new Json().put("port", e.getPort()).put("host", e.getHost()).put("host_port", e.getHostPort()));
                 }
                 final Json line = new Json().put("type", "workload").put("lease_id", leaseId).put("state", state)
-                    .put("time_ms", s.getTimeMs()).put("endpoints", endpoints);
+                    .putTime("time", s.getTimeMs()).put("endpoints", endpoints);
                 if (s.getState() == WorkloadState.WORKLOAD_EXITED)
                 {
                     line.put("exit_code", s.getExitCode());

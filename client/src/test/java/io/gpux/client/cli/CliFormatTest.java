@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.proto.v1.AccountEvent;
+import io.gpux.proto.v1.Fill;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -43,6 +45,25 @@ class CliFormatTest
             assertThrows(TypeConversionException.class, () -> Converters.durationMs(bad), bad);
         }
         assertEquals(0L, new Converters.DurationOrZeroMs().convert("0"));
+    }
+
+    @Test
+    void jsonLeavesOutWhatIsAbsentAndWritesInstantsTwice()
+    {
+        assertEquals("{\"type\":\"lease\",\"start_ms\":1764480000123,\"start_at\":\"2025-11-30T05:20:00.123Z\","
+            + "\"prepaid_left_ms\":0,\"lease_id\":5,\"region\":\"eu\"}",
+            new Json().put("type", "lease").putTime("start", 1_764_480_000_123L).putTime("ends", 0)
+                .putSpan("prepaid_left_ms", 0).putSpan("telemetry_age_ms", -1).putPositive("lease_id", 5)
+                .putPositive("preempts_lease_id", 0).putText("region", "eu").putText("interconnect", "")
+                .putText("hint", null).toString());
+        final AccountEvent.Builder fill = AccountEvent.newBuilder().setSeq(3).setEngineSeq(9)
+            .setTimeMs(1_764_480_000_000L).setCommandSeq(4).setFill(Fill.newBuilder().setOrderId(7)
+                .setCounterOrderId(8).setLeaseId(2).setGpus(4).setPrice(25_000));
+        final String plain = EventFormat.json(fill.build()).toString();
+        JsonRules.check(plain);
+        assertTrue(plain.endsWith("\"gpus\":4,\"price\":\"2.5000\"}"), "no preempts_lease_id: " + plain);
+        fill.getFillBuilder().setPreemptsLeaseId(1);
+        assertTrue(EventFormat.json(fill.build()).toString().endsWith(",\"preempts_lease_id\":1}"));
     }
 
     @Test

@@ -49,6 +49,7 @@ class GpuxCliTest
     /** What one run printed, and its exit status. */
     record Run(int status, String out, String err)
     {
+        /** The --json lines, each checked against the rules every --json line follows (docs/cli.md). */
         List<Map<String, Object>> json()
         {
             final List<Map<String, Object>> lines = new ArrayList<>();
@@ -56,6 +57,7 @@ class GpuxCliTest
             {
                 if (!line.isBlank())
                 {
+                    JsonRules.check(line);
                     lines.add(MiniJson.object(line));
                 }
             }
@@ -265,6 +267,64 @@ class GpuxCliTest
         assertEquals("OWNER_RECLAIMED", ended.get("reason"));
         assertEquals(notice.get("effective_ms"), ended.get("time_ms"));
         assertTrue(MONEY.matcher((String)ended.get("cost")).matches(), ended.toString());
+    }
+
+    @Test
+    void everyJsonLineFollowsTheConventions() throws Exception
+    {
+        final String owner = account("jo", "OWNER", null);
+        final String renter = account("jules", "RENTER", "100");
+        final String rival = account("jade", "RENTER", "100");
+        final List<String> lines = new ArrayList<>();
+        final java.util.function.Consumer<Run> keep = run -> lines.addAll(List.of(run.out().split("\n")));
+        keep.accept(ok(cli("admin", "market", "create", "JSON-TEST", "--grace", "10m", "--json", "--key-file", adminKey)));
+        keep.accept(ok(cli("admin", "deposit", "jules", "1", "--json", "--key-file", adminKey)));
+        keep.accept(ok(cli("admin", "markets", "--json", "--key-file", adminKey)));
+        final long machine = registerMachine(owner, "j1", "JSON-TEST", 4);
+        keep.accept(ok(cli("ask", "--machine", "j1", "--gpus", "4", "--price", "2", "--json", "--key-file", owner)));
+        keep.accept(ok(cli("quote", "--market", "JSON-TEST", "--gpus", "2", "--price", "2.5", "--duration", "1h", "--json",
+            "--key-file", renter)));
+        final Run bid = ok(cli("bid", "--market", "JSON-TEST", "--gpus", "2", "--price", "2.5", "--json", "--key-file", renter));
+        keep.accept(bid);
+        final long lease = (Long)bid.json().stream().filter(l -> "LEASE_STARTED".equals(l.get("kind"))).findFirst()
+            .orElseThrow().get("lease_id");
+        keep.accept(ok(cli("bid", "--market", "JSON-TEST", "--gpus", "1", "--price", "1.5", "--order-id", "901", "--json",
+            "--key-file", renter)));
+        keep.accept(ok(cli("replace", "901", "--price", "1.75", "--json", "--key-file", renter)));
+        keep.accept(ok(cli("cancel", "--order-id", "901", "--json", "--key-file", renter)));
+        keep.accept(ok(cli("offers", "--market", "JSON-TEST", "--json", "--key-file", renter)));
+        // a rival outbids the running lease: a fill that preempts it
+        keep.accept(ok(cli("quote", "--market", "JSON-TEST", "--gpus", "4", "--price", "3", "--json", "--key-file", rival)));
+        keep.accept(ok(cli("bid", "--market", "JSON-TEST", "--gpus", "4", "--price", "3", "--json", "--key-file", rival)));
+        keep.accept(ok(cli("book", "--market", "JSON-TEST", "--json", "--key-file", renter)));
+        keep.accept(ok(cli("markets", "--json", "--key-file", renter)));
+        keep.accept(ok(cli("history", "--market", "JSON-TEST", "--interval", "1m", "--json", "--key-file", renter)));
+        keep.accept(ok(cli("leases", "--json", "--key-file", renter)));
+        keep.accept(ok(cli("leases", "--json", "--key-file", owner)));
+        keep.accept(ok(cli("release", Long.toString(lease), "--json", "--key-file", renter)));
+        keep.accept(refused("release", Long.toString(lease), "--json", "--key-file", renter));
+        keep.accept(ok(cli("statement", "--json", "--key-file", renter)));
+        keep.accept(ok(cli("watch", "--from-seq", "1", "--max-events", "5", "--json", "--key-file", rival)));
+
+        final List<String> types = new ArrayList<>();
+        final List<String> kinds = new ArrayList<>();
+        for (final String line : lines)
+        {
+            final com.fasterxml.jackson.databind.JsonNode node = JsonRules.check(line);
+            types.add(node.get("type").asText());
+            kinds.add(node.path("kind").asText());
+        }
+        assertTrue(types.containsAll(List.of("result", "event", "market", "quote", "book", "offers", "offer", "candle",
+            "account", "order", "lease", "machine", "statement", "statement_line")), types.toString());
+        assertTrue(kinds.containsAll(List.of("ACCEPTED", "FILL", "LEASE_STARTED", "CANCELLED", "BALANCE",
+            "LEASE_ENDED")), kinds.toString());
+        final List<Map<String, Object>> fills = lines.stream().map(MiniJson::object).filter(l -> "FILL".equals(l.get("kind")))
+            .toList();
+        assertTrue(fills.stream().anyMatch(f -> !f.containsKey("preempts_lease_id")), "a fill that preempts nothing: " + fills);
+        assertTrue(fills.stream().anyMatch(f -> Long.valueOf(lease).equals(f.get("preempts_lease_id"))),
+            "the rival's fill names the lease it preempts: " + fills);
+        assertEquals(machine, MiniJson.object(lines.stream().filter(l -> l.contains("\"type\":\"offer\"")).findFirst()
+            .orElseThrow()).get("machine_id"));
     }
 
     @Test

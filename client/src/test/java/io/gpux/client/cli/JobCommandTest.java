@@ -47,6 +47,7 @@ class JobCommandTest
             + "\"gang\":true,\"runtime\":\"process\",\"max_failures\":5,\"command\":\"python train.py --steps 1000\","
             + "\"checkpoint_dir\":\"" + dir.toAbsolutePath().resolve("ckpt") + "\",\"checkpoint_max_mb\":512}",
             out.toString().split("\\R")[3]);
+        JsonRules.check(out.toString().split("\\R")[3]);
     }
 
     @Test

@@ -229,6 +229,7 @@ class MarketDataCliTest
             c.put("market", MARKET);
             c.put("interval", label);
             c.put("start_ms", start);
+            c.put("start_at", Format.iso(start));
             c.put("open", Prices.format(in.get(0).price()));
             c.put("high", Prices.format(in.stream().mapToLong(Trade::price).max().orElseThrow()));
             c.put("low", Prices.format(in.stream().mapToLong(Trade::price).min().orElseThrow()));

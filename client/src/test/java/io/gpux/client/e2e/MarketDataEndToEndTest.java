@@ -19,6 +19,9 @@ import io.gpux.proto.v1.Trade;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MarketDataEndToEndTest
 {
     private static final String MARKET = "H200-141G";
+    private static final DateTimeFormatter ISO_MILLIS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSX");
 
     @TempDir
     Path dir;
@@ -137,7 +141,7 @@ class MarketDataEndToEndTest
         trades.forEach(t -> byMinute.computeIfAbsent(t.getTimeMs() / 60_000 * 60_000, k -> new ArrayList<>()).add(t));
         final List<String> lines = new ArrayList<>();
         byMinute.forEach((start, in) -> lines.add("{\"type\":\"candle\",\"market\":\"" + MARKET + "\",\"interval\":\"1m\",\"start_ms\":"
-            + start + ",\"open\":\"" + Prices.format(in.get(0).getPrice()) + "\",\"high\":\""
+            + start + ",\"start_at\":\"" + Instant.ofEpochMilli(start).atOffset(ZoneOffset.UTC).format(ISO_MILLIS) + "\",\"open\":\"" + Prices.format(in.get(0).getPrice()) + "\",\"high\":\""
             + Prices.format(in.stream().mapToLong(Trade::getPrice).max().orElseThrow()) + "\",\"low\":\""
             + Prices.format(in.stream().mapToLong(Trade::getPrice).min().orElseThrow()) + "\",\"close\":\""
             + Prices.format(in.get(in.size() - 1).getPrice()) + "\",\"volume\":" + in.stream().mapToLong(Trade::getGpus).sum()
