@@ -41,7 +41,7 @@ class DemoMainTest
         final String summary = captured.toString(StandardCharsets.UTF_8);
         System.err.println(summary);
         assertEquals(0, status, "exit status");
-        assertTrue(summary.contains("allocative efficiency"), "the summary table is printed");
+        assertTrue(summary.contains("market efficiency"), "the summary table is printed");
         assertTrue(summary.contains("exchange kill"), "the kill is reported");
         assertTrue(summary.contains("gap-free"), "no event lost");
         assertTrue(summary.contains(out.resolve("report.html").toAbsolutePath().toString()), "the report's path is printed");
