@@ -9,8 +9,10 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Locale;
+import java.util.TimeZone;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -21,7 +23,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * The report's charts, rendered headless to PNG with XChart. Time axes are market time since the
- * open: hours for a run of a day and a half or less, days ("day 1", "day 2 12:00") beyond. Colours
+ * open for a run of a day and a half or less; beyond that the market's days and times ("Mon 12:00", or
+ * "Mon 2 Jun" for a run of more than four days), in UTC. Colours
  * are the Okabe-Ito palette, which people with any common colour-vision deficiency can tell apart; a
  * market has the same colour on every chart. Legends sit outside the plot. When the exchange was
  * down during the run, every chart shades that window and labels it "exchange down".
@@ -33,6 +36,9 @@ public final class Charts
     private static final long DAY_MS = 24 * HOUR_MS;
     /** Runs longer than this are drawn in days. */
     private static final long DAYS_BEYOND_MS = 36 * HOUR_MS;
+    /** Tick labels of a multi-day axis: the weekday and time of the market, or the date beyond four days. */
+    static final String DAYS_PATTERN = "EEE HH:mm";
+    static final String DATES_PATTERN = "EEE d MMM";
 
     // Okabe-Ito
     static final Color BLACK = new Color(0x000000);
@@ -89,7 +95,7 @@ public final class Charts
     /** The band a chart carries for the outage; null when it has none. */
     public static String outageLabel(final XYChart chart)
     {
-        return chart instanceof Marked m ? m.label : null;
+        return chart instanceof TimeChart t ? t.outageLabel : null;
     }
 
     /** The colour of a market on every chart. */
@@ -115,68 +121,82 @@ public final class Charts
         }
     }
 
-    /** Market time on the x axis: hours since the open, or days for multi-day runs. */
+    /** Market time on the x axis: hours since the open, or, for multi-day runs, the market's dates (epoch ms). */
     private static final class Axis
     {
         final long openMs;
         final boolean days;
-        final long unitMs;
+        final String datePattern;
+        final double unitMs;
+        /** Where the open sits on the axis: 0 hours, or its epoch ms. */
+        final double origin;
         final double end;
 
         Axis(final Analysis a)
         {
             this.openMs = a.openMs;
             this.days = a.closeMs - a.openMs > DAYS_BEYOND_MS;
-            this.unitMs = days ? DAY_MS : HOUR_MS;
-            this.end = a.buckets * (double)a.bucketMs / unitMs;
+            this.datePattern = a.closeMs - a.openMs > 4 * DAY_MS ? DATES_PATTERN : DAYS_PATTERN;
+            this.unitMs = days ? 1 : HOUR_MS;
+            this.origin = days ? openMs : 0;
+            this.end = origin + a.buckets * (double)a.bucketMs / unitMs;
         }
 
         double x(final long t)
         {
-            return (t - openMs) / (double)unitMs;
+            return origin + (t - openMs) / unitMs;
         }
 
         double bucketMiddle(final Analysis a, final int b)
         {
-            return (b + 0.5) * a.bucketMs / unitMs;
+            return origin + (b + 0.5) * a.bucketMs / unitMs;
         }
 
         double bucketStart(final Analysis a, final int b)
         {
-            return b * (double)a.bucketMs / unitMs;
+            return origin + b * (double)a.bucketMs / unitMs;
         }
 
         String title()
         {
-            return days ? "market day" : "market hours since the open";
-        }
-
-        /** "day 1" at the open, "day 1 12:00" half a day later. */
-        static String dayLabel(final double x)
-        {
-            final long minutes = Math.round(x * 24 * 60);
-            final long day = Math.floorDiv(minutes, 24 * 60);
-            final long inDay = minutes - day * 24 * 60;
-            return inDay == 0 ? "day " + (day + 1)
-                : String.format(Locale.ROOT, "day %d %02d:%02d", day + 1, inDay / 60, inDay % 60);
+            return days ? "market time (UTC)" : "market hours since the open";
         }
     }
 
-    /** An XYChart that remembers the outage band it carries. */
-    private static final class Marked extends XYChart
+    /** An XYChart over market time: its axis, and the outage band it carries. */
+    private static final class TimeChart extends XYChart
     {
-        String label;
+        final Axis axis;
+        String outageLabel;
 
-        Marked(final int width, final int height)
+        TimeChart(final int width, final int height, final Axis axis)
         {
             super(width, height);
+            this.axis = axis;
+        }
+
+        /** Adds a series at market-time x values: numbers of hours, or dates. */
+        XYSeries add(final String name, final double[] x, final double[] y)
+        {
+            if (!axis.days)
+            {
+                return addSeries(name, x, y);
+            }
+            final List<Date> dates = new ArrayList<>(x.length);
+            final List<Double> ys = new ArrayList<>(y.length);
+            for (int i = 0; i < x.length; i++)
+            {
+                dates.add(new Date((long)x[i]));
+                ys.add(y[i]);
+            }
+            return addSeries(name, dates, ys);
         }
     }
 
-    private static XYChart chart(final int width, final int height, final String title, final Axis axis,
+    private static TimeChart chart(final int width, final int height, final String title, final Axis axis,
         final String yTitle, final Outage outage)
     {
-        final Marked chart = new Marked(width, height);
+        final TimeChart chart = new TimeChart(width, height, axis);
         chart.setTitle(title);
         chart.setXAxisTitle(axis.title());
         chart.setYAxisTitle(yTitle);
@@ -188,11 +208,13 @@ public final class Charts
         styler.setLegendPosition(Styler.LegendPosition.OutsideE);
         styler.setLegendBorderColor(Color.WHITE);
         styler.setMarkerSize(4);
-        styler.setXAxisMin(0.0);
+        styler.setXAxisMin(axis.origin);
         styler.setXAxisMax(axis.end);
         if (axis.days)
         {
-            styler.setXAxisTickLabelsFormattingFunction(Axis::dayLabel);
+            styler.setDatePattern(axis.datePattern);
+            styler.setTimezone(TimeZone.getTimeZone("UTC"));
+            styler.setLocale(Locale.ENGLISH);
         }
         else
         {
@@ -202,13 +224,13 @@ public final class Charts
         {
             final OutageBand band = new OutageBand(axis.x(outage.fromMs()), axis.x(outage.toMs()), Outage.LABEL);
             chart.addAnnotation(band);
-            chart.label = band.label();
+            chart.outageLabel = band.label();
         }
         return chart;
     }
 
     /** Adds a line without its NaN points (XChart would draw them as zero). */
-    private static XYSeries line(final XYChart chart, final String name, final double[] x, final double[] y, final Color colour)
+    private static XYSeries line(final TimeChart chart, final String name, final double[] x, final double[] y, final Color colour)
     {
         int n = 0;
         for (final double v : y)
@@ -231,7 +253,7 @@ public final class Charts
             xs[0] = x.length > 0 ? x[0] : 0;
             ys[0] = 0;
         }
-        final XYSeries s = chart.addSeries(name, xs, ys);
+        final XYSeries s = chart.add(name, xs, ys);
         s.setMarker(SeriesMarkers.NONE);
         s.setLineColor(colour);
         s.setLineWidth(1.8f);
@@ -255,7 +277,7 @@ public final class Charts
         for (final GpuClass c : Catalogue.CLASSES)
         {
             final Color colour = marketColour(c.symbol());
-            final XYChart chart = chart(560, 360, c.symbol(), axis, "$/GPU-hour", outage);
+            final TimeChart chart = chart(560, 360, c.symbol(), axis, "$/GPU-hour", outage);
             chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
             chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
             final List<TradeRecord> trades = new ArrayList<>();
@@ -278,20 +300,20 @@ public final class Charts
                     tx[i] = axis.x(t.timeMs());
                     ty[i] = t.price() / 10_000.0;
                 }
-                final XYSeries s = chart.addSeries("fills", tx, ty);
+                final XYSeries s = chart.add("fills", tx, ty);
                 s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
                 s.setMarker(SeriesMarkers.CIRCLE);
                 s.setMarkerColor(new Color(colour.getRed(), colour.getGreen(), colour.getBlue(), 70));
             }
             line(chart, "VWAP", x, a.vwapSeries.get(c.symbol()), colour).setLineWidth(2.5f);
-            line(chart, "peer reference", new double[] {0, axis.end}, new double[] {c.peerPrice(), c.peerPrice()}, BLACK)
+            line(chart, "peer reference", new double[] {axis.origin, axis.end}, new double[] {c.peerPrice(), c.peerPrice()}, BLACK)
                 .setLineStyle(DASHED);
-            line(chart, "on-demand cloud", new double[] {0, axis.end}, new double[] {c.onDemandPrice(), c.onDemandPrice()},
+            line(chart, "on-demand cloud", new double[] {axis.origin, axis.end}, new double[] {c.onDemandPrice(), c.onDemandPrice()},
                 GREY).setLineStyle(DOTTED);
             chart.getStyler().setYAxisMin(0.0);
             charts.add(chart);
         }
-        final XYChart index = chart(560, 360, "VWAP / peer reference price, every market", axis, "ratio", outage);
+        final TimeChart index = chart(560, 360, "VWAP / peer reference price, every market", axis, "ratio", outage);
         index.getStyler().setYAxisMin(0.0);
         for (final GpuClass c : Catalogue.CLASSES)
         {
@@ -303,14 +325,14 @@ public final class Charts
             }
             line(index, c.symbol(), x, ratio, marketColour(c.symbol()));
         }
-        line(index, "1.0 (peer)", new double[] {0, axis.end}, new double[] {1, 1}, BLACK).setLineStyle(DASHED);
+        line(index, "1.0 (peer)", new double[] {axis.origin, axis.end}, new double[] {1, 1}, BLACK).setLineStyle(DASHED);
         charts.add(index);
         return charts;
     }
 
     private static XYChart utilization(final Analysis a, final Axis axis, final Outage outage)
     {
-        final XYChart chart = chart(1000, 450, "Utilization: GPU-hours leased / available", axis, "%", outage);
+        final TimeChart chart = chart(1000, 450, "Utilization: GPU-hours leased / available", axis, "%", outage);
         final double[] x = bucketMiddles(a, axis);
         a.utilizationSeries.forEach((market, v) -> line(chart, market, x, percent(v), marketColour(market)));
         line(chart, "all markets", x, percent(a.utilizationAll), BLACK).setLineWidth(3.5f);
@@ -334,7 +356,7 @@ public final class Charts
         final List<XYChart> charts = new ArrayList<>();
         for (final boolean asks : new boolean[] {true, false})
         {
-            final XYChart chart = chart(1000, 380,
+            final TimeChart chart = chart(1000, 380,
                 asks ? "Depth: GPUs offered on the best 20 ask levels" : "Depth: GPUs wanted on the best 20 bid levels",
                 axis, "GPUs", outage);
             for (final GpuClass c : Catalogue.CLASSES)
@@ -365,7 +387,7 @@ public final class Charts
     /** Stacked step areas: each series is drawn as the running total, the largest first, so the bands stack. */
     private static XYChart preemptions(final Analysis a, final Axis axis, final Outage outage)
     {
-        final XYChart chart = chart(1000, 420, "Preemptions per " + a.bucketMs / 60_000 + " min of market time, stacked: "
+        final TimeChart chart = chart(1000, 420, "Preemptions per " + a.bucketMs / 60_000 + " min of market time, stacked: "
             + "notices by reason, and leases ended without notice", axis, "leases", outage);
         final String[] names = {"outbid", "owner reclaim", "insufficient funds", "no notice (machine offline)"};
         final Color[] colours = {SKY_BLUE, ORANGE, PURPLE, VERMILLION};
@@ -386,7 +408,7 @@ public final class Charts
         }
         for (int s = series.size() - 1; s >= 0; s--)
         {
-            final XYSeries xy = chart.addSeries(names[s], x, stacked[s]);
+            final XYSeries xy = chart.add(names[s], x, stacked[s]);
             xy.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.StepArea);
             xy.setMarker(SeriesMarkers.NONE);
             xy.setLineColor(colours[s]);

@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.series.Series;
 
 /** What people read: plain labels, no Java map text, the outage on every chart, days on long runs, the terms defined. */
 class ReportReadabilityTest
@@ -126,13 +128,18 @@ class ReportReadabilityTest
         {
             for (final XYChart c : f.charts())
             {
-                assertEquals("market day", c.getXAxisTitle(), f.file());
-                final var days = c.getStyler().getXAxisTickLabelsFormattingFunction();
-                assertEquals("day 1", days.apply(0.0));
-                assertEquals("day 2", days.apply(1.0));
-                assertEquals("day 3 12:00", days.apply(2.5));
+                assertEquals("market time (UTC)", c.getXAxisTitle(), f.file());
+                assertEquals("EEE HH:mm", c.getStyler().getDatePattern(), f.file());
+                assertEquals(0.0, c.getStyler().getXAxisMin(), f.file());
+                assertEquals(3 * 24 * H, c.getStyler().getXAxisMax(), 1e-9, f.file());
+                for (final XYSeries s : c.getSeriesCollection())
+                {
+                    assertEquals(Series.DataType.Date, s.getxAxisDataType(), f.file() + " " + s.getName());
+                }
             }
         }
+        assertEquals("EEE d MMM", Charts.figures(market(7 * 24), null).get(0).charts().get(0).getStyler().getDatePattern(),
+            "a week shows dates");
         for (final Charts.Figure f : Charts.figures(market(24), null))
         {
             assertEquals("market hours since the open", f.charts().get(0).getXAxisTitle(), f.file());
