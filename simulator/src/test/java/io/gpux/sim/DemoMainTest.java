@@ -46,5 +46,8 @@ class DemoMainTest
         assertTrue(summary.contains("gap-free"), "no event lost");
         assertTrue(summary.contains(out.resolve("report.html").toAbsolutePath().toString()), "the report's path is printed");
         assertTrue(Files.size(out.resolve("report.html")) > 1000);
+        assertTrue(summary.contains("exchange down"), "the outage's window is in the summary");
+        assertTrue(Files.readString(out.resolve("report.html")).contains("shaded and labelled \"exchange down\" on every chart"),
+            "the report names the outage marked on its charts");
     }
 }

@@ -96,7 +96,10 @@ public final class Labels
         return String.join(", ", parts);
     }
 
-    /** Any report value as text for people: maps as "label value; label value", lists comma-separated. */
+    /**
+     * Any report value as text for people: maps as "label value; label value", lists comma-separated,
+     * booleans yes or no, numbers in plain notation.
+     */
     public static String value(final Object v)
     {
         if (v instanceof Map<?, ?> m)
@@ -114,6 +117,16 @@ public final class Labels
         if (v instanceof Boolean b)
         {
             return b ? "yes" : "no";
+        }
+        if (v instanceof Long || v instanceof Integer)
+        {
+            return String.format(Locale.ROOT, "%,d", ((Number)v).longValue());
+        }
+        if (v instanceof Double d && Double.isFinite(d))
+        {
+            // never 1.2E7: whole numbers with thousands separators, others as written
+            return d == Math.rint(d) && Math.abs(d) >= 1_000 ? String.format(Locale.ROOT, "%,.0f", d)
+                : new java.math.BigDecimal(Double.toString(d)).toPlainString();
         }
         return String.valueOf(v);
     }

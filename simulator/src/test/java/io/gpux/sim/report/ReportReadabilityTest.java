@@ -159,6 +159,8 @@ class ReportReadabilityTest
         latency.put("p99", 4.5);
         assertEquals("p50 3; p99 4.5", Labels.value(latency));
         assertEquals("yes", Labels.value(true));
+        assertEquals("11291066.4", Labels.value(1.12910664E7));
+        assertEquals("169,345,256", Labels.value(169_345_256L));
     }
 
     private static int count(final String s, final String part)
