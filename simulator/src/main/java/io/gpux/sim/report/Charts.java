@@ -19,6 +19,7 @@ import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.internal.chartpart.IChart;
 import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -256,6 +257,7 @@ public final class Charts
         final XYSeries s = chart.add(name, xs, ys);
         s.setMarker(SeriesMarkers.NONE);
         s.setLineColor(colour);
+        s.setLineStyle(SeriesLines.SOLID);
         s.setLineWidth(1.8f);
         return s;
     }
