@@ -298,8 +298,8 @@ public final class Report
             .append("the GPUs wanted by open jobs (at each job's private value) are sorted from the highest value down, the GPUs ")
             .append("offered or leased on online machines (at each owner's cost) from the lowest cost up; pairing them while value ")
             .append("exceeds cost gives the maximum surplus (gang and region constraints ignored: an upper bound). The realized ")
-            .append("surplus sums, over the leases running at that moment, GPUs times (value minus cost). Utilization is GPU-hours ")
-            .append("leased over GPU-hours online with an open ask.</p>\n");
+            .append("surplus sums, over the leases running at that moment, GPUs times (value minus cost). The terms are defined ")
+            .append("under <a href=\"#terms\">Terms</a> at the end.</p>\n");
 
         for (final String chart : charts)
         {
@@ -383,7 +383,7 @@ public final class Report
 
     private static void glossary(final StringBuilder h)
     {
-        h.append("<h2>Terms</h2>\n<dl>\n");
+        h.append("<h2 id=\"terms\">Terms</h2>\n<dl>\n");
         for (final String[] term : GLOSSARY)
         {
             h.append("<dt>").append(escape(term[0])).append("</dt><dd>").append(escape(term[1])).append("</dd>\n");
