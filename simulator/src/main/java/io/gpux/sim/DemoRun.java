@@ -14,6 +14,8 @@ import io.gpux.sim.report.AgentRecords;
 import io.gpux.sim.report.Analysis;
 import io.gpux.sim.report.Invariants;
 import io.gpux.sim.report.Json;
+import io.gpux.sim.report.Labels;
+import io.gpux.sim.report.Outage;
 import io.gpux.sim.report.Report;
 import io.gpux.sim.report.WorkloadFigures;
 import io.gpux.sim.workload.WorkloadLane;
@@ -317,6 +319,10 @@ public final class DemoRun
             wall.put("reportDirectory", o.out().toAbsolutePath().toString());
             wall.put("exchangeWorkDirectory", work.toString());
             final Report report = new Report(analysis, run, checks, exchangeSection, wall).workloads(workloads);
+            if (kill != null)
+            {
+                report.outage(new Outage(kill.killMarketMs, kill.killMarketMs + kill.restartMillis * o.scale()));
+            }
             err.println("gpux demo: writing the report");
             final Path html = report.write(o.out());
             final boolean ok = Invariants.allHold(checks);
@@ -397,7 +403,7 @@ public final class DemoRun
         {
             if (Boolean.FALSE.equals(v))
             {
-                bad.add(k);
+                bad.add(Labels.label(k));
             }
         });
         return String.join(", ", bad);

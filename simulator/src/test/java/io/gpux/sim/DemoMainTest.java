@@ -41,10 +41,13 @@ class DemoMainTest
         final String summary = captured.toString(StandardCharsets.UTF_8);
         System.err.println(summary);
         assertEquals(0, status, "exit status");
-        assertTrue(summary.contains("allocative efficiency"), "the summary table is printed");
+        assertTrue(summary.contains("market efficiency"), "the summary table is printed");
         assertTrue(summary.contains("exchange kill"), "the kill is reported");
         assertTrue(summary.contains("gap-free"), "no event lost");
         assertTrue(summary.contains(out.resolve("report.html").toAbsolutePath().toString()), "the report's path is printed");
         assertTrue(Files.size(out.resolve("report.html")) > 1000);
+        assertTrue(summary.contains("exchange down"), "the outage's window is in the summary");
+        assertTrue(Files.readString(out.resolve("report.html")).contains("shaded and labelled \"exchange down\" on every chart"),
+            "the report names the outage marked on its charts");
     }
 }

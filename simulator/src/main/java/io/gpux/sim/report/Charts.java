@@ -2,17 +2,18 @@ package io.gpux.sim.report;
 
 import io.gpux.sim.agent.Catalogue;
 import io.gpux.sim.agent.GpuClass;
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
+import java.util.TimeZone;
 import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -21,25 +22,95 @@ import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
-/** The report's charts, rendered headless to PNG with XChart. Time axes are hours of market time since the open. */
+/**
+ * The report's charts, rendered headless to PNG with XChart. Time axes are market time since the
+ * open for a run of a day and a half or less; beyond that the market's days and times ("Mon 12:00", or
+ * "Mon 2 Jun" for a run of more than four days), in UTC. Colours
+ * are the Okabe-Ito palette, which people with any common colour-vision deficiency can tell apart; a
+ * market has the same colour on every chart. Legends sit outside the plot. When the exchange was
+ * down during the run, every chart shades that window and labels it "exchange down".
+ */
 public final class Charts
 {
     private static final int MAX_SCATTER_POINTS = 1500;
+    private static final long HOUR_MS = 3_600_000L;
+    private static final long DAY_MS = 24 * HOUR_MS;
+    /** Runs longer than this are drawn in days. */
+    private static final long DAYS_BEYOND_MS = 36 * HOUR_MS;
+    /** Tick labels of a multi-day axis: the weekday and time of the market, or the date beyond four days. */
+    static final String DAYS_PATTERN = "EEE HH:mm";
+    static final String DATES_PATTERN = "EEE d MMM";
+
+    // Okabe-Ito
+    static final Color BLACK = new Color(0x000000);
+    static final Color ORANGE = new Color(0xE69F00);
+    static final Color SKY_BLUE = new Color(0x56B4E9);
+    static final Color GREEN = new Color(0x009E73);
+    static final Color YELLOW = new Color(0xF0E442);
+    static final Color BLUE = new Color(0x0072B2);
+    static final Color VERMILLION = new Color(0xD55E00);
+    static final Color PURPLE = new Color(0xCC79A7);
+    static final Color GREY = new Color(0x999999);
+    /** One colour per market, in the catalogue's order. */
+    private static final Color[] MARKET_COLOURS = {BLUE, ORANGE, GREEN, VERMILLION, SKY_BLUE, PURPLE, YELLOW};
+    private static final BasicStroke DASHED = new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
+        new float[] {6f, 4f}, 0f);
+    private static final BasicStroke DOTTED = new BasicStroke(1.5f, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND, 10f,
+        new float[] {1.5f, 4f}, 0f);
+
+    /** One PNG: its charts in a grid. */
+    public record Figure(String file, String title, List<XYChart> charts, int rows, int columns)
+    {
+    }
 
     private Charts()
     {
     }
 
     /** Writes every chart into {@code dir}; returns the file names written. */
-    public static List<String> write(final Analysis a, final Path dir) throws IOException
+    public static List<String> write(final Analysis a, final Outage outage, final Path dir) throws IOException
     {
         System.setProperty("java.awt.headless", "true");
         final List<String> files = new ArrayList<>();
-        prices(a, dir, files);
-        utilization(a, dir, files);
-        depth(a, dir, files);
-        preemptions(a, dir, files);
+        for (final Figure f : figures(a, outage))
+        {
+            save(f.charts(), f.rows(), f.columns(), dir.resolve(f.file()));
+            files.add(f.file());
+        }
         return files;
+    }
+
+    /** The report's figures, built but not rendered; {@code outage} may be null. */
+    public static List<Figure> figures(final Analysis a, final Outage outage)
+    {
+        final Axis axis = new Axis(a);
+        final List<Figure> figures = new ArrayList<>();
+        figures.add(new Figure("prices.png", "Clearing prices per market (fills, VWAP per bucket, reference prices)",
+            prices(a, axis, outage), 4, 2));
+        figures.add(new Figure("utilization.png", "Utilization over time", List.of(utilization(a, axis, outage)), 1, 1));
+        figures.add(new Figure("depth.png", "Book depth over time", depth(a, axis, outage), 2, 1));
+        figures.add(new Figure("preemptions.png", "Preemptions over time", List.of(preemptions(a, axis, outage)), 1, 1));
+        return figures;
+    }
+
+    /** The band a chart carries for the outage; null when it has none. */
+    public static String outageLabel(final XYChart chart)
+    {
+        return chart instanceof TimeChart t ? t.outageLabel : null;
+    }
+
+    /** The colour of a market on every chart. */
+    static Color marketColour(final String market)
+    {
+        final List<GpuClass> classes = Catalogue.CLASSES;
+        for (int i = 0; i < classes.size(); i++)
+        {
+            if (classes.get(i).symbol().equals(market))
+            {
+                return MARKET_COLOURS[i % MARKET_COLOURS.length];
+            }
+        }
+        return GREY;
     }
 
     private static void save(final List<? extends IChart> charts, final int rows, final int columns, final Path file)
@@ -51,31 +122,116 @@ public final class Charts
         }
     }
 
-    private static double[] bucketHours(final Analysis a)
+    /** Market time on the x axis: hours since the open, or, for multi-day runs, the market's dates (epoch ms). */
+    private static final class Axis
     {
-        final double[] x = new double[a.buckets];
-        for (int b = 0; b < a.buckets; b++)
+        final long openMs;
+        final boolean days;
+        final String datePattern;
+        final double unitMs;
+        /** Where the open sits on the axis: 0 hours, or its epoch ms. */
+        final double origin;
+        final double end;
+
+        Axis(final Analysis a)
         {
-            x[b] = (b + 0.5) * a.bucketMs / 3_600_000.0;
+            this.openMs = a.openMs;
+            this.days = a.closeMs - a.openMs > DAYS_BEYOND_MS;
+            this.datePattern = a.closeMs - a.openMs > 4 * DAY_MS ? DATES_PATTERN : DAYS_PATTERN;
+            this.unitMs = days ? 1 : HOUR_MS;
+            this.origin = days ? openMs : 0;
+            this.end = origin + a.buckets * (double)a.bucketMs / unitMs;
         }
-        return x;
+
+        double x(final long t)
+        {
+            return origin + (t - openMs) / unitMs;
+        }
+
+        double bucketMiddle(final Analysis a, final int b)
+        {
+            return origin + (b + 0.5) * a.bucketMs / unitMs;
+        }
+
+        double bucketStart(final Analysis a, final int b)
+        {
+            return origin + b * (double)a.bucketMs / unitMs;
+        }
+
+        String title()
+        {
+            return days ? "market time (UTC)" : "market hours since the open";
+        }
     }
 
-    private static double hours(final Analysis a, final long t)
+    /** An XYChart over market time: its axis, and the outage band it carries. */
+    private static final class TimeChart extends XYChart
     {
-        return (t - a.openMs) / 3_600_000.0;
+        final Axis axis;
+        String outageLabel;
+
+        TimeChart(final int width, final int height, final Axis axis)
+        {
+            super(width, height);
+            this.axis = axis;
+        }
+
+        /** Adds a series at market-time x values: numbers of hours, or dates. */
+        XYSeries add(final String name, final double[] x, final double[] y)
+        {
+            if (!axis.days)
+            {
+                return addSeries(name, x, y);
+            }
+            final List<Date> dates = new ArrayList<>(x.length);
+            final List<Double> ys = new ArrayList<>(y.length);
+            for (int i = 0; i < x.length; i++)
+            {
+                dates.add(new Date((long)x[i]));
+                ys.add(y[i]);
+            }
+            return addSeries(name, dates, ys);
+        }
     }
 
-    private static void style(final XYChart chart)
+    private static TimeChart chart(final int width, final int height, final String title, final Axis axis,
+        final String yTitle, final Outage outage)
     {
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-        chart.getStyler().setMarkerSize(4);
-        chart.getStyler().setXAxisDecimalPattern("0");
+        final TimeChart chart = new TimeChart(width, height, axis);
+        chart.setTitle(title);
+        chart.setXAxisTitle(axis.title());
+        chart.setYAxisTitle(yTitle);
+        final var styler = chart.getStyler();
+        styler.setChartBackgroundColor(Color.WHITE);
+        styler.setPlotBackgroundColor(Color.WHITE);
+        styler.setPlotGridLinesColor(new Color(0xE4E4E4));
+        styler.setSeriesColors(MARKET_COLOURS);
+        styler.setLegendPosition(Styler.LegendPosition.OutsideE);
+        styler.setLegendBorderColor(Color.WHITE);
+        styler.setMarkerSize(4);
+        styler.setXAxisMin(axis.origin);
+        styler.setXAxisMax(axis.end);
+        if (axis.days)
+        {
+            styler.setDatePattern(axis.datePattern);
+            styler.setTimezone(TimeZone.getTimeZone("UTC"));
+            styler.setLocale(Locale.ENGLISH);
+        }
+        else
+        {
+            styler.setXAxisDecimalPattern("0");
+        }
+        if (outage != null)
+        {
+            final OutageBand band = new OutageBand(axis.x(outage.fromMs()), axis.x(outage.toMs()), Outage.LABEL);
+            chart.addAnnotation(band);
+            chart.outageLabel = band.label();
+        }
+        return chart;
     }
 
     /** Adds a line without its NaN points (XChart would draw them as zero). */
-    private static XYSeries line(final XYChart chart, final String name, final double[] x, final double[] y)
+    private static XYSeries line(final TimeChart chart, final String name, final double[] x, final double[] y, final Color colour)
     {
         int n = 0;
         for (final double v : y)
@@ -98,21 +254,34 @@ public final class Charts
             xs[0] = x.length > 0 ? x[0] : 0;
             ys[0] = 0;
         }
-        final XYSeries s = chart.addSeries(name, xs, ys);
+        final XYSeries s = chart.add(name, xs, ys);
         s.setMarker(SeriesMarkers.NONE);
+        s.setLineColor(colour);
+        s.setLineStyle(SeriesLines.SOLID);
+        s.setLineWidth(1.8f);
         return s;
     }
 
-    private static void prices(final Analysis a, final Path dir, final List<String> files) throws IOException
+    private static double[] bucketMiddles(final Analysis a, final Axis axis)
+    {
+        final double[] x = new double[a.buckets];
+        for (int b = 0; b < a.buckets; b++)
+        {
+            x[b] = axis.bucketMiddle(a, b);
+        }
+        return x;
+    }
+
+    private static List<XYChart> prices(final Analysis a, final Axis axis, final Outage outage)
     {
         final List<XYChart> charts = new ArrayList<>();
-        final double[] x = bucketHours(a);
-        final double end = a.buckets * a.bucketMs / 3_600_000.0;
+        final double[] x = bucketMiddles(a, axis);
         for (final GpuClass c : Catalogue.CLASSES)
         {
-            final XYChart chart = new XYChartBuilder().width(560).height(330).title(c.symbol())
-                .xAxisTitle("market hours").yAxisTitle("$/GPU-hour").build();
-            style(chart);
+            final Color colour = marketColour(c.symbol());
+            final TimeChart chart = chart(560, 360, c.symbol(), axis, "$/GPU-hour", outage);
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
             final List<TradeRecord> trades = new ArrayList<>();
             for (final TradeRecord t : a.trades)
             {
@@ -130,28 +299,23 @@ public final class Charts
                 for (int i = 0; i < n; i++)
                 {
                     final TradeRecord t = trades.get(i * stride);
-                    tx[i] = hours(a, t.timeMs());
+                    tx[i] = axis.x(t.timeMs());
                     ty[i] = t.price() / 10_000.0;
                 }
-                final XYSeries s = chart.addSeries("fills", tx, ty);
+                final XYSeries s = chart.add("fills", tx, ty);
                 s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
                 s.setMarker(SeriesMarkers.CIRCLE);
-                s.setMarkerColor(new Color(120, 150, 200, 90));
+                s.setMarkerColor(new Color(colour.getRed(), colour.getGreen(), colour.getBlue(), 70));
             }
-            line(chart, "VWAP", x, a.vwapSeries.get(c.symbol())).setLineColor(new Color(20, 60, 160)).setLineWidth(2.5f);
-            line(chart, "peer reference", new double[] {0, end}, new double[] {c.peerPrice(), c.peerPrice()})
-                .setLineStyle(SeriesLines.DASH_DASH).setLineColor(new Color(0, 140, 60));
-            line(chart, "on-demand cloud", new double[] {0, end}, new double[] {c.onDemandPrice(), c.onDemandPrice()})
-                .setLineStyle(SeriesLines.DASH_DASH).setLineColor(new Color(200, 60, 40));
+            line(chart, "VWAP", x, a.vwapSeries.get(c.symbol()), colour).setLineWidth(2.5f);
+            line(chart, "peer reference", new double[] {axis.origin, axis.end}, new double[] {c.peerPrice(), c.peerPrice()}, BLACK)
+                .setLineStyle(DASHED);
+            line(chart, "on-demand cloud", new double[] {axis.origin, axis.end}, new double[] {c.onDemandPrice(), c.onDemandPrice()},
+                GREY).setLineStyle(DOTTED);
             chart.getStyler().setYAxisMin(0.0);
-            chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-            chart.getStyler().setLegendVisible(charts.isEmpty());
             charts.add(chart);
         }
-        final XYChart index = new XYChartBuilder().width(560).height(330).title("VWAP / peer reference price, every market")
-            .xAxisTitle("market hours").yAxisTitle("ratio").build();
-        style(index);
-        index.getStyler().setLegendPosition(Styler.LegendPosition.InsideSW);
+        final TimeChart index = chart(560, 360, "VWAP / peer reference price, every market", axis, "ratio", outage);
         index.getStyler().setYAxisMin(0.0);
         for (final GpuClass c : Catalogue.CLASSES)
         {
@@ -161,30 +325,22 @@ public final class Charts
             {
                 ratio[b] = vwap[b] / c.peerPrice();
             }
-            line(index, c.symbol(), x, ratio);
+            line(index, c.symbol(), x, ratio, marketColour(c.symbol()));
         }
-        line(index, "1.0", new double[] {0, end}, new double[] {1, 1}).setLineStyle(SeriesLines.DASH_DASH)
-            .setLineColor(Color.GRAY);
+        line(index, "1.0 (peer)", new double[] {axis.origin, axis.end}, new double[] {1, 1}, BLACK).setLineStyle(DASHED);
         charts.add(index);
-        save(charts, 4, 2, dir.resolve("prices.png"));
-        files.add("prices.png");
+        return charts;
     }
 
-    private static void utilization(final Analysis a, final Path dir, final List<String> files) throws IOException
+    private static XYChart utilization(final Analysis a, final Axis axis, final Outage outage)
     {
-        final XYChart chart = new XYChartBuilder().width(1000).height(450).title("Utilization: GPU-hours leased / available")
-            .xAxisTitle("market hours").yAxisTitle("%").build();
-        style(chart);
-        final double[] x = bucketHours(a);
-        for (final Map.Entry<String, double[]> e : a.utilizationSeries.entrySet())
-        {
-            line(chart, e.getKey(), x, percent(e.getValue()));
-        }
-        line(chart, "all markets", x, percent(a.utilizationAll)).setLineWidth(3.5f).setLineColor(Color.BLACK);
+        final TimeChart chart = chart(1000, 450, "Utilization: GPU-hours leased / available", axis, "%", outage);
+        final double[] x = bucketMiddles(a, axis);
+        a.utilizationSeries.forEach((market, v) -> line(chart, market, x, percent(v), marketColour(market)));
+        line(chart, "all markets", x, percent(a.utilizationAll), BLACK).setLineWidth(3.5f);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setYAxisMax(100.0);
-        save(List.of(chart), 1, 1, dir.resolve("utilization.png"));
-        files.add("utilization.png");
+        return chart;
     }
 
     private static double[] percent(final double[] v)
@@ -197,15 +353,14 @@ public final class Charts
         return p;
     }
 
-    private static void depth(final Analysis a, final Path dir, final List<String> files) throws IOException
+    private static List<XYChart> depth(final Analysis a, final Axis axis, final Outage outage)
     {
         final List<XYChart> charts = new ArrayList<>();
         for (final boolean asks : new boolean[] {true, false})
         {
-            final XYChart chart = new XYChartBuilder().width(1000).height(380)
-                .title(asks ? "Depth: GPUs offered on the best 20 ask levels" : "Depth: GPUs wanted on the best 20 bid levels")
-                .xAxisTitle("market hours").yAxisTitle("GPUs").build();
-            style(chart);
+            final TimeChart chart = chart(1000, 380,
+                asks ? "Depth: GPUs offered on the best 20 ask levels" : "Depth: GPUs wanted on the best 20 bid levels",
+                axis, "GPUs", outage);
             for (final GpuClass c : Catalogue.CLASSES)
             {
                 final List<DepthSample> samples = new ArrayList<>();
@@ -220,44 +375,48 @@ public final class Charts
                 final double[] y = new double[samples.size()];
                 for (int i = 0; i < samples.size(); i++)
                 {
-                    x[i] = hours(a, samples.get(i).timeMs());
+                    x[i] = axis.x(samples.get(i).timeMs());
                     y[i] = asks ? samples.get(i).askGpus() : samples.get(i).bidGpus();
                 }
-                line(chart, c.symbol(), x, y);
+                line(chart, c.symbol(), x, y, marketColour(c.symbol()));
             }
             chart.getStyler().setYAxisMin(0.0);
             charts.add(chart);
         }
-        save(charts, 2, 1, dir.resolve("depth.png"));
-        files.add("depth.png");
+        return charts;
     }
 
-    private static void preemptions(final Analysis a, final Path dir, final List<String> files) throws IOException
+    /** Stacked step areas: each series is drawn as the running total, the largest first, so the bands stack. */
+    private static XYChart preemptions(final Analysis a, final Axis axis, final Outage outage)
     {
-        final CategoryChart chart = new CategoryChartBuilder().width(1000).height(420)
-            .title("Preemptions per " + (a.bucketMs / 60_000) + " min: notices by reason, and leases ended without notice")
-            .xAxisTitle("market hours (bucket start)").yAxisTitle("leases").build();
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-        chart.getStyler().setStacked(true);
-        chart.getStyler().setXAxisLabelRotation(90);
-        final List<String> x = new ArrayList<>();
-        for (int b = 0; b < a.buckets; b++)
-        {
-            x.add(String.format(java.util.Locale.ROOT, "%.1f", b * a.bucketMs / 3_600_000.0));
-        }
+        final TimeChart chart = chart(1000, 420, "Preemptions per " + a.bucketMs / 60_000 + " min of market time, stacked: "
+            + "notices by reason, and leases ended without notice", axis, "leases", outage);
         final String[] names = {"outbid", "owner reclaim", "insufficient funds", "no notice (machine offline)"};
-        int i = 0;
-        for (final long[] counts : a.preemptionSeries.values())
+        final Color[] colours = {SKY_BLUE, ORANGE, PURPLE, VERMILLION};
+        final List<long[]> series = new ArrayList<>(a.preemptionSeries.values());
+        final double[] x = new double[a.buckets + 1];
+        for (int b = 0; b <= a.buckets; b++)
         {
-            final List<Number> y = new ArrayList<>();
-            for (final long c : counts)
-            {
-                y.add(c);
-            }
-            chart.addSeries(names[i++], x, y);
+            x[b] = axis.bucketStart(a, b);
         }
-        save(List.of(chart), 1, 1, dir.resolve("preemptions.png"));
-        files.add("preemptions.png");
+        final double[][] stacked = new double[series.size()][a.buckets + 1];
+        for (int s = 0; s < series.size(); s++)
+        {
+            for (int b = 0; b < a.buckets; b++)
+            {
+                stacked[s][b] = (s == 0 ? 0 : stacked[s - 1][b]) + series.get(s)[b];
+            }
+            stacked[s][a.buckets] = stacked[s][Math.max(0, a.buckets - 1)];
+        }
+        for (int s = series.size() - 1; s >= 0; s--)
+        {
+            final XYSeries xy = chart.add(names[s], x, stacked[s]);
+            xy.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.StepArea);
+            xy.setMarker(SeriesMarkers.NONE);
+            xy.setLineColor(colours[s]);
+            xy.setFillColor(colours[s]);
+        }
+        chart.getStyler().setYAxisMin(0.0);
+        return chart;
     }
 }

@@ -27,6 +27,7 @@ public final class Report
     private final Map<String, Object> exchange;
     private final Map<String, Object> wall;
     private WorkloadFigures workloads;
+    private Outage outage;
 
     /**
      * @param run      how the run was set up (deterministic).
@@ -54,6 +55,19 @@ public final class Report
     {
         this.workloads = figures;
         return this;
+    }
+
+    /** Marks the window in which the exchange was down on every time chart, and names it in report.html. */
+    public Report outage(final Outage window)
+    {
+        this.outage = window;
+        return this;
+    }
+
+    /** The exchange's outage; null when it never went down. */
+    public Outage outage()
+    {
+        return outage;
     }
 
     /** The workload lane's figures; null when the run had none. */
@@ -207,7 +221,7 @@ public final class Report
     {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("report.json"), Json.write(toJson()), StandardCharsets.UTF_8);
-        final List<String> charts = Charts.write(a, dir);
+        final List<String> charts = Charts.write(a, outage, dir);
         final Path html = dir.resolve("report.html");
         Files.writeString(html, html(charts), StandardCharsets.UTF_8);
         return html;
@@ -250,14 +264,21 @@ public final class Report
             .append("<style>body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}")
             .append("table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}")
             .append("th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}img{max-width:100%;border:1px solid #eee}")
-            .append(".ok{color:#080}.bad{color:#b00}code{background:#f5f5f5;padding:1px 4px}</style></head><body>\n");
+            .append(".ok{color:#080}.bad{color:#b00}code{background:#f5f5f5;padding:1px 4px}dt{font-weight:bold;margin-top:.6em}")
+            .append("</style></head><body>\n");
         h.append("<h1>gpux market report</h1>\n<p>").append(escape(String.valueOf(run.get("description")))).append("</p>\n");
         h.append("<p>Market time ").append(time(a.openMs)).append(" to ").append(time(a.closeMs)).append(" (")
             .append(String.format(Locale.ROOT, "%.1f", (a.closeMs - a.openMs) / 3_600_000.0)).append(" hours).</p>\n");
+        if (outage != null)
+        {
+            h.append("<p><b>Exchange outage</b>: the exchange was down from ").append(time(outage.fromMs())).append(" to ")
+                .append(time(outage.toMs())).append(" market time (").append(duration(outage.toMs() - outage.fromMs()))
+                .append("), shaded and labelled \"").append(Outage.LABEL).append("\" on every chart.</p>\n");
+        }
 
-        h.append("<h2>Markets</h2>\n<table><tr><th>market</th><th>machines</th><th>GPUs</th><th>utilization</th><th>fills</th>")
-            .append("<th>GPUs traded</th><th>VWAP $/GPU-h</th><th>peer ref.</th><th>on-demand ref.</th><th>spot discount</th>")
-            .append("<th>efficiency</th></tr>\n");
+        h.append("<h2>Markets</h2>\n<table><tr><th>Market</th><th>Machines</th><th>GPUs</th><th>GPU utilization</th><th>Fills</th>")
+            .append("<th>GPUs traded</th><th>VWAP ($/GPU-hour)</th><th>Peer reference</th><th>On-demand cloud</th>")
+            .append("<th>Spot discount</th><th>Market efficiency</th></tr>\n");
         for (final Analysis.MarketFigures f : a.markets.values())
         {
             h.append("<tr><td>").append(f.market).append("</td><td>").append(f.machines).append("</td><td>").append(f.gpus)
@@ -266,33 +287,34 @@ public final class Report
                 .append("</td><td>").append(money(f.onDemandPrice)).append("</td><td>").append(pct(f.spotDiscount()))
                 .append("</td><td>").append(pct(f.efficiency())).append("</td></tr>\n");
         }
-        h.append("<tr><th>all</th><th>").append(a.all.machines).append("</th><th>").append(a.all.gpus).append("</th><th>")
+        h.append("<tr><th>All markets</th><th>").append(a.all.machines).append("</th><th>").append(a.all.gpus).append("</th><th>")
             .append(pct(a.all.utilization())).append("</th><th>").append(num(a.all.fills)).append("</th><th>")
             .append(num(a.all.gpusTraded)).append("</th><th>").append(money(a.all.vwap)).append("</th><th></th><th></th><th></th><th>")
             .append(pct(a.all.efficiency())).append("</th></tr></table>\n");
-        h.append("<p><b>Allocative efficiency</b> ").append(pct(a.all.efficiency())).append(": realized surplus $")
+        h.append("<p><b>Market efficiency</b> (allocative) ").append(pct(a.all.efficiency())).append(": realized surplus $")
             .append(String.format(Locale.ROOT, "%,.0f", a.realizedSurplusCurrency)).append(" of a maximum $")
             .append(String.format(Locale.ROOT, "%,.0f", a.maxSurplusCurrency))
             .append(". Method: every ").append(Analysis.EFFICIENCY_STEP_MS / 60_000).append(" minutes of market time, per market, ")
             .append("the GPUs wanted by open jobs (at each job's private value) are sorted from the highest value down, the GPUs ")
             .append("offered or leased on online machines (at each owner's cost) from the lowest cost up; pairing them while value ")
             .append("exceeds cost gives the maximum surplus (gang and region constraints ignored: an upper bound). The realized ")
-            .append("surplus sums, over the leases running at that moment, GPUs times (value minus cost). Utilization is GPU-hours ")
-            .append("leased over GPU-hours online with an open ask.</p>\n");
+            .append("surplus sums, over the leases running at that moment, GPUs times (value minus cost). The terms are defined ")
+            .append("under <a href=\"#terms\">Terms</a> at the end.</p>\n");
 
         for (final String chart : charts)
         {
-            h.append("<h3>").append(chartTitle(chart)).append("</h3>\n<img src=\"").append(chart).append("\" alt=\"")
-                .append(chart).append("\">\n");
+            final String title = chartTitle(chart);
+            h.append("<h3>").append(title).append("</h3>\n<img src=\"").append(chart).append("\" alt=\"")
+                .append(title).append(outage == null ? "" : " (the exchange outage shaded)").append("\">\n");
         }
 
         h.append("<h2>Preemptions</h2>\n<table>");
         row(h, "leases started", num(a.leasesStarted));
-        row(h, "notices", a.notices.toString());
-        row(h, "lease ends", a.endReasons.toString());
+        row(h, "notices", Labels.counts(a.notices));
+        row(h, "lease ends", Labels.counts(a.endReasons));
         row(h, "interrupted (ended by anything but the renter or expiry)", num(a.interrupted));
         row(h, "&nbsp;&nbsp;with a notice first", num(a.interruptedWithNotice));
-        row(h, "&nbsp;&nbsp;without notice", a.withoutNotice.toString());
+        row(h, "&nbsp;&nbsp;without notice", Labels.counts(a.withoutNotice));
         row(h, "&nbsp;&nbsp;&nbsp;&nbsp;machine failed", num(a.offlineMachineFailed));
         row(h, "&nbsp;&nbsp;&nbsp;&nbsp;heartbeats late (not a failure)", num(a.offlineHeartbeatLapse));
         row(h, "work saved by checkpointing on notice", String.format(Locale.ROOT, "%,.1f GPU-hours", a.savedGpuHours));
@@ -300,7 +322,7 @@ public final class Report
         row(h, "machine failures / owner reclaims", num(a.machineFailures) + " / " + num(a.reclaims));
         h.append("</table>\n<h2>Jobs</h2>\n<table>");
         row(h, "jobs", num(a.jobs));
-        row(h, "outcomes", a.jobOutcomes.toString());
+        row(h, "outcomes", Labels.counts(a.jobOutcomes));
         row(h, "time from bid to first lease (market time) p50 / p90 / p99",
             duration(a.waitP50Ms) + " / " + duration(a.waitP90Ms) + " / " + duration(a.waitP99Ms));
         row(h, "work done", String.format(Locale.ROOT, "%,.1f GPU-hours", a.workDoneGpuHours));
@@ -310,23 +332,71 @@ public final class Report
             h.append(workloads.html());
         }
         h.append("<h2>Exchange</h2>\n<table>");
-        exchange.forEach((k, v) -> row(h, escape(k), escape(String.valueOf(v))));
-        wall.forEach((k, v) -> row(h, escape(k), escape(String.valueOf(v))));
+        exchange.forEach((k, v) -> row(h, escape(Labels.label(k)), escape(Labels.value(v))));
+        wall.forEach((k, v) -> row(h, escape(Labels.label(k)), escape(Labels.value(v))));
         h.append("</table>\n<h2>Checks</h2>\n<table>");
-        checks.forEach((k, v) -> row(h, escape(k), (v instanceof Boolean b ? (b ? "<span class=ok>yes</span>" :
-            "<span class=bad>NO</span>") : escape(String.valueOf(v)))));
+        checks.forEach((k, v) -> row(h, escape(Labels.label(k)), (v instanceof Boolean b ? (b ? "<span class=ok>yes</span>" :
+            "<span class=bad>NO</span>") : escape(k.endsWith("Micros") && v instanceof Number n
+                ? io.gpux.client.Money.format(n.longValue()) : Labels.value(v)))));
         h.append("</table>\n<h2>Set-up</h2>\n<table>");
-        run.forEach((k, v) -> row(h, escape(k), escape(String.valueOf(v))));
-        h.append("</table>\n<p>Every number is in <code>report.json</code>.</p>\n</body></html>\n");
+        run.forEach((k, v) -> row(h, escape(Labels.label(k)), escape(Labels.value(v))));
+        h.append("</table>\n");
+        glossary(h);
+        h.append("<p>Every number is in <code>report.json</code>, under its own key.</p>\n</body></html>\n");
         return h.toString();
+    }
+
+    /** Every term the report uses, defined once (the simulator's README has the same list). */
+    static final List<String[]> GLOSSARY = List.of(
+        new String[] {"Market", "One GPU class (H100, A100-80G, ...): its own order book, its own prices."},
+        new String[] {"Market time", "The exchange's clock. The demo runs it faster than the wall clock (x1440 by default: a "
+            + "market day in a wall minute); the simulation runs it as fast as the engine goes."},
+        new String[] {"Fill", "A trade: a bid matched with an ask, for some GPUs at one price; it starts a lease."},
+        new String[] {"VWAP", "Volume-weighted average price: the sum of price times GPUs over every fill, divided by the GPUs "
+            + "traded, in $ per GPU-hour; per market, overall, and per time bucket on the charts."},
+        new String[] {"Peer reference", "The price a GPU class rents for on today's peer-to-peer (\"community cloud\") "
+            + "markets, a rounded 2025 figure fixed per class; owners' costs and renters' values are drawn around it."},
+        new String[] {"On-demand cloud", "The price of the same GPU from a large cloud provider, on demand: what a renter "
+            + "would otherwise pay."},
+        new String[] {"Spot discount", "1 - VWAP / on-demand cloud price: how much cheaper the spot market was."},
+        new String[] {"GPU utilization", "GPU-hours leased over GPU-hours available (machines online with an open ask, "
+            + "plus leased time outside one)."},
+        new String[] {"Market efficiency", "Allocative efficiency: the surplus the market realized (over running leases, "
+            + "GPUs times the renter's value minus the owner's cost) over the most any allocation could have realized "
+            + "(highest values paired with lowest costs), sampled every " + Analysis.EFFICIENCY_STEP_MS / 60_000
+            + " minutes of market time. 100 % means no better assignment of GPUs to jobs existed."},
+        new String[] {"Book depth", "The GPUs offered (asks) or wanted (bids) on the best 20 price levels of a market's book."},
+        new String[] {"Preemption notice", "Warning that a lease will end after the grace period: a higher bid took its GPUs "
+            + "(outbid), the owner took the machine back (owner reclaim), or the renter ran out of money (insufficient funds)."},
+        new String[] {"Interrupted", "A lease ended by anything but its renter or its expiry. With a notice first the job "
+            + "checkpoints; without one (only when the machine goes offline) it loses the work since its last checkpoint."},
+        new String[] {"Work saved", "GPU-hours of work that a checkpoint taken on a notice kept from being lost."},
+        new String[] {"Work lost", "GPU-hours of work since the last checkpoint, lost when a lease ended without notice."},
+        new String[] {"Bid to lease", "Market time from a job's first bid to its first lease (p50 / p90 / p99: the 50th, 90th "
+            + "and 99th percentile)."},
+        new String[] {"Readiness", "In the workload lane, the wall time from the renter hearing its lease start to it "
+            + "hearing the workload RUNNING on the owner's machine."},
+        new String[] {"Order-to-fill latency", "Wall time from a client submitting an order to it receiving the order's "
+            + "first fill, for orders that filled on entry, through the gateway."},
+        new String[] {"Exchange down", "In a demo with --kill-exchange, the market time from the exchange being killed to "
+            + "it running again on the same journals; shaded on every chart."});
+
+    private static void glossary(final StringBuilder h)
+    {
+        h.append("<h2 id=\"terms\">Terms</h2>\n<dl>\n");
+        for (final String[] term : GLOSSARY)
+        {
+            h.append("<dt>").append(escape(term[0])).append("</dt><dd>").append(escape(term[1])).append("</dd>\n");
+        }
+        h.append("</dl>\n");
     }
 
     private static String chartTitle(final String file)
     {
         return switch (file)
         {
-            case "prices.png" -> "Clearing prices per market (fills, hourly VWAP, reference prices)";
-            case "utilization.png" -> "Utilization over time";
+            case "prices.png" -> "Clearing prices per market (fills, VWAP, peer reference and on-demand cloud prices)";
+            case "utilization.png" -> "GPU utilization over time";
             case "depth.png" -> "Book depth over time";
             case "preemptions.png" -> "Preemptions over time";
             default -> file;
@@ -352,27 +422,34 @@ public final class Report
         s.append('\n').append(run.get("description")).append('\n');
         s.append(String.format(Locale.ROOT, "market time %s to %s (%.1f hours)%n", time(a.openMs), time(a.closeMs),
             (a.closeMs - a.openMs) / 3_600_000.0));
-        s.append(String.format(Locale.ROOT, "%n%-15s %5s %8s %8s %8s %9s %9s %9s %9s %9s%n", "market", "GPUs", "util.",
-            "fills", "GPUs", "VWAP $/h", "peer ref", "on-demand", "spot disc", "effic."));
+        if (outage != null)
+        {
+            s.append(String.format(Locale.ROOT, "exchange down %s to %s market time (%s), shaded on every chart%n",
+                time(outage.fromMs()), time(outage.toMs()), duration(outage.toMs() - outage.fromMs())));
+        }
+        s.append(String.format(Locale.ROOT, "%n%-15s %5s %11s %8s %8s %9s %9s %9s %9s %10s%n", "", "", "GPU", "",
+            "GPUs", "VWAP", "peer", "on-demand", "spot", "market"));
+        s.append(String.format(Locale.ROOT, "%-15s %5s %11s %8s %8s %9s %9s %9s %9s %10s%n", "market", "GPUs", "utilization",
+            "fills", "traded", "$/GPU-h", "reference", "cloud", "discount", "efficiency"));
         for (final Analysis.MarketFigures f : a.markets.values())
         {
-            s.append(String.format(Locale.ROOT, "%-15s %5d %8s %8d %8d %9s %9.2f %9.2f %9s %9s%n", f.market, f.gpus,
+            s.append(String.format(Locale.ROOT, "%-15s %5d %11s %8d %8d %9s %9.2f %9.2f %9s %10s%n", f.market, f.gpus,
                 pct(f.utilization()), f.fills, f.gpusTraded, money(f.vwap), f.peerPrice, f.onDemandPrice, pct(f.spotDiscount()),
                 pct(f.efficiency())));
         }
-        s.append(String.format(Locale.ROOT, "%-15s %5d %8s %8d %8d %9s %9s %9s %9s %9s%n%n", "all", a.all.gpus,
+        s.append(String.format(Locale.ROOT, "%-15s %5d %11s %8d %8d %9s %9s %9s %9s %10s%n%n", "all markets", a.all.gpus,
             pct(a.all.utilization()), a.all.fills, a.all.gpusTraded, money(a.all.vwap), "", "", "", pct(a.all.efficiency())));
-        line(s, "allocative efficiency", String.format(Locale.ROOT, "%s (realized surplus $%,.0f of a possible $%,.0f)",
+        line(s, "market efficiency", String.format(Locale.ROOT, "%s (realized surplus $%,.0f of a possible $%,.0f)",
             pct(a.all.efficiency()), a.realizedSurplusCurrency, a.maxSurplusCurrency));
-        line(s, "utilization", String.format(Locale.ROOT, "%s (%,.0f of %,.0f GPU-hours online with an open ask)",
+        line(s, "GPU utilization", String.format(Locale.ROOT, "%s (%,.0f of %,.0f GPU-hours online with an open ask)",
             pct(a.all.utilization()), a.all.leasedGpuHours, a.all.availableGpuHours));
-        line(s, "leases", String.format(Locale.ROOT, "%,d started; notices %s", a.leasesStarted, a.notices));
-        line(s, "preemptions", String.format(Locale.ROOT, "%,d interrupted, %,d with notice first; without notice %s "
-                + "(machine failed %d, heartbeats late %d)", a.interrupted, a.interruptedWithNotice, a.withoutNotice,
+        line(s, "leases", String.format(Locale.ROOT, "%,d started; notices: %s", a.leasesStarted, Labels.counts(a.notices)));
+        line(s, "preemptions", String.format(Locale.ROOT, "%,d interrupted, %,d with notice first; without notice: %s "
+                + "(machine failed %d, heartbeats late %d)", a.interrupted, a.interruptedWithNotice, Labels.counts(a.withoutNotice),
             a.offlineMachineFailed, a.offlineHeartbeatLapse));
         line(s, "work", String.format(Locale.ROOT, "%,.1f GPU-hours done; %,.1f saved by checkpoint on notice; %,.1f lost "
             + "(no notice)", a.workDoneGpuHours, a.savedGpuHours, a.lostGpuHours));
-        line(s, "jobs", String.format(Locale.ROOT, "%,d: %s", a.jobs, a.jobOutcomes));
+        line(s, "jobs", String.format(Locale.ROOT, "%,d: %s", a.jobs, Labels.counts(a.jobOutcomes)));
         line(s, "bid to lease", String.format(Locale.ROOT, "p50 %s, p90 %s, p99 %s (market time)", duration(a.waitP50Ms),
             duration(a.waitP90Ms), duration(a.waitP99Ms)));
         line(s, "machines", String.format(Locale.ROOT, "%d failures, %d owner reclaims", a.machineFailures, a.reclaims));

@@ -139,7 +139,7 @@ public final class WorkloadFigures
     {
         final List<String> lines = new ArrayList<>();
         lines.add(Report.line("workloads", String.format(Locale.ROOT, "%d jobs run by owner agents (process runtime, recorded "
-            + "H200s): %s; %d attempts, %d relaunches, %d interruptions", jobs.size(), outcomes(), attempts, relaunches,
+            + "H200s): %s; %d attempts, %d relaunches, %d interruptions", jobs.size(), Labels.counts(outcomes()), attempts, relaunches,
             interruptions)));
         lines.add(Report.line("readiness", readinessSamples == 0 ? "no workload reached RUNNING"
             : String.format(Locale.ROOT, "fill -> RUNNING at the renter: p50 %d ms, p99 %d ms, max %d ms (%d attempts)",
@@ -229,7 +229,7 @@ public final class WorkloadFigures
         h.append("<h2>Workloads</h2>\n<p>Real workloads run by owner agents (the process runtime, on recorded H200s) in the ")
             .append("market with everyone else: each job counts steps of ").append(stepMs).append(" ms, half of them keeping a ")
             .append("checkpoint. Readiness is the wall time from the renter hearing the fill to it hearing RUNNING.</p>\n<table>");
-        Report.row(h, "jobs", jobs.size() + " " + outcomes());
+        Report.row(h, "jobs", jobs.size() + ": " + Labels.counts(outcomes()));
         Report.row(h, "attempts / relaunches / interruptions", attempts + " / " + relaunches + " / " + interruptions);
         Report.row(h, "readiness p50 / p99 / max", readinessSamples == 0 ? "-"
             : readinessP50Ms + " / " + readinessP99Ms + " / " + readinessMaxMs + " ms");

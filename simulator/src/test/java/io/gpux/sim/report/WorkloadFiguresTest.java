@@ -44,6 +44,9 @@ class WorkloadFiguresTest
         assertTrue(summary.contains("fill -> RUNNING at the renter: p50 30 ms, p99 50 ms, max 50 ms (5 attempts)"), summary);
         assertTrue(summary.contains("with checkpoints 1.0 steps (0.1 s) on average, at most 2, over 2; without 11.0 steps "
             + "(1.1 s) on average, at most 11, over 1"), summary);
+        assertTrue(summary.contains("3 jobs run by owner agents (process runtime, recorded H200s): cancelled 1, succeeded 2;"),
+            summary);
+        assertTrue(f.html().contains("<td>jobs</td><td>3: cancelled 1, succeeded 2</td>"), f.html());
         final Map<String, Object> json = f.toJson();
         assertEquals(3, json.get("relaunches"));
         @SuppressWarnings("unchecked")
