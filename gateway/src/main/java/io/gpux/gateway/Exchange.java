@@ -723,7 +723,7 @@ public final class Exchange implements AutoCloseable
                 {
                     return egress.offer(peek);
                 }
-            }, tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE);
+            }, tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE, log);
             started.start();
             log.accept("dashboard on http://" + ctx.httpBind + ":" + started.port() + "/");
             return started;

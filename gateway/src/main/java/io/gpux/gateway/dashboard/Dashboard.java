@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -160,14 +161,20 @@ public final class Dashboard implements AutoCloseable
     private final TradeTape recent;
     private final List<OutputStream> listeners = new CopyOnWriteArrayList<>();
     private final byte[] page;
-    // the dashboard thread's own
+    private final Consumer<String> log;
+    /** Written by the engine's thread, read here and by the egress's thread. */
     private volatile List<Book> books = List.of();
+    /** Written by the egress's thread, read here. */
     private volatile Tape tape = new Tape(Map.of(), Map.of());
+    /** The last picture pushed; written here, read by the HTTP threads. */
     private volatile String json = "{}";
+    /** The dashboard thread's own. */
+    private boolean failureLogged;
 
     private Dashboard(final HttpServer server, final Sources sources, final TradeTape tape, final CountersReader counters,
-        final EpochClock wallClock) throws IOException
+        final EpochClock wallClock, final Consumer<String> log) throws IOException
     {
+        this.log = log;
         this.server = server;
         this.recent = tape;
         this.sources = sources;
@@ -196,7 +203,7 @@ public final class Dashboard implements AutoCloseable
      * @throws BindException with a one-line reason when the port cannot be had.
      */
     public static Dashboard create(final String bind, final int port, final Sources sources, final TradeTape tape,
-        final CountersReader counters, final EpochClock wallClock) throws IOException
+        final CountersReader counters, final EpochClock wallClock, final Consumer<String> log) throws IOException
     {
         final HttpServer server;
         try
@@ -210,7 +217,7 @@ public final class Dashboard implements AutoCloseable
             bindFailed.initCause(ex);
             throw bindFailed;
         }
-        return new Dashboard(server, sources, tape, counters, wallClock);
+        return new Dashboard(server, sources, tape, counters, wallClock, log);
     }
 
     /** Starts serving and gathering. */
@@ -242,7 +249,12 @@ public final class Dashboard implements AutoCloseable
         }
         catch (final RuntimeException | JsonProcessingException ex)
         {
-            // a bad read must not stop the dashboard; the next refresh tries again
+            // a bad read must not stop the dashboard (the next refresh tries again), but the operator hears of the first
+            if (!failureLogged)
+            {
+                failureLogged = true;
+                log.accept("dashboard: a refresh failed (" + ex + "); it keeps trying, this is said once");
+            }
         }
     }
 
@@ -331,6 +343,7 @@ public final class Dashboard implements AutoCloseable
         return ageMs < 0 ? ageMs : ageMs / 1000 * 1000;
     }
 
+    /** Writes the event to every open stream; a browser that does not read holds this thread up, never the exchange's. */
     private void push(final String state)
     {
         final byte[] event = ("data: " + state + "\n\n").getBytes(StandardCharsets.UTF_8);
