@@ -2,6 +2,7 @@ package io.gpux.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpux.gateway.dashboard.Dashboard;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.Role;
@@ -16,6 +17,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -83,6 +86,40 @@ class DashboardTest
                 assertTrue(page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
                 assertTrue(page.body().contains("new EventSource(\"events\")"), "the page listens to the events");
                 assertEquals(404, get(http, base + "/nothing-here").statusCode());
+            }
+        }
+    }
+
+    @Test
+    void eventStreamsAreBounded() throws Exception
+    {
+        try (TestExchange ex = TestExchange.start(c -> c.httpPort(0).heartbeatIntervalMs(60_000)))
+        {
+            final URI events = URI.create("http://127.0.0.1:" + ex.exchange.httpPort() + "/events");
+            final HttpClient http = HttpClient.newHttpClient();
+            final List<InputStream> open = new ArrayList<>();
+            try
+            {
+                for (int i = 0; i < Dashboard.MAX_STREAMS; i++)
+                {
+                    final HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(events).build(),
+                        HttpResponse.BodyHandlers.ofInputStream());
+                    assertEquals(200, stream.statusCode());
+                    open.add(stream.body());
+                    // an open stream counts once its first event is written
+                    assertTrue(new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8)).readLine() != null);
+                }
+                final HttpResponse<String> refused = http.send(HttpRequest.newBuilder(events).build(),
+                    HttpResponse.BodyHandlers.ofString());
+                assertEquals(503, refused.statusCode(), refused.body());
+                assertTrue(refused.body().startsWith("the dashboard has " + Dashboard.MAX_STREAMS + " viewers already"), refused.body());
+            }
+            finally
+            {
+                for (final InputStream in : open)
+                {
+                    in.close();
+                }
             }
         }
     }

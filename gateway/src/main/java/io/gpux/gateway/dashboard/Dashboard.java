@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -57,6 +58,10 @@ public final class Dashboard implements AutoCloseable
     public static final int TRADES = 20;
     /** One-minute candles shown per market. */
     public static final int CANDLES = 60;
+    /** Event streams open at once at most; one more is answered 503. */
+    public static final int MAX_STREAMS = 32;
+    private static final long KEEP_ALIVE_NS = TimeUnit.SECONDS.toNanos(15);
+    private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -160,6 +165,8 @@ public final class Dashboard implements AutoCloseable
     private final EpochClock wallClock;
     private final TradeTape recent;
     private final List<OutputStream> listeners = new CopyOnWriteArrayList<>();
+    /** Event streams open or being opened: counted by the HTTP threads when taken, by this thread when dropped. */
+    private final AtomicInteger streams = new AtomicInteger();
     private final byte[] page;
     private final Consumer<String> log;
     /** Written by the engine's thread, read here and by the egress's thread. */
@@ -170,6 +177,7 @@ public final class Dashboard implements AutoCloseable
     private volatile String json = "{}";
     /** The dashboard thread's own. */
     private boolean failureLogged;
+    private long lastPushNs = System.nanoTime();
 
     private Dashboard(final HttpServer server, final Sources sources, final TradeTape tape, final CountersReader counters,
         final EpochClock wallClock, final Consumer<String> log) throws IOException
@@ -244,7 +252,12 @@ public final class Dashboard implements AutoCloseable
             if (!next.equals(json))
             {
                 json = next;
-                push(next);
+                push(("data: " + next + "\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+            else if (System.nanoTime() - lastPushNs > KEEP_ALIVE_NS)
+            {
+                // a comment line: browsers ignore it, and a stream whose viewer left fails to take it and is dropped
+                push(KEEP_ALIVE);
             }
         }
         catch (final RuntimeException | JsonProcessingException ex)
@@ -344,9 +357,9 @@ public final class Dashboard implements AutoCloseable
     }
 
     /** Writes the event to every open stream; a browser that does not read holds this thread up, never the exchange's. */
-    private void push(final String state)
+    private void push(final byte[] event)
     {
-        final byte[] event = ("data: " + state + "\n\n").getBytes(StandardCharsets.UTF_8);
+        lastPushNs = System.nanoTime();
         for (final OutputStream out : listeners)
         {
             try
@@ -356,8 +369,7 @@ public final class Dashboard implements AutoCloseable
             }
             catch (final IOException ex)
             {
-                listeners.remove(out);
-                closeQuietly(out);
+                drop(out);
             }
         }
     }
@@ -384,6 +396,13 @@ public final class Dashboard implements AutoCloseable
             reply(ex, 405, "text/plain; charset=utf-8", "GET only\n".getBytes(StandardCharsets.UTF_8));
             return;
         }
+        if (streams.incrementAndGet() > MAX_STREAMS)
+        {
+            streams.decrementAndGet();
+            reply(ex, 503, "text/plain; charset=utf-8", ("the dashboard has " + MAX_STREAMS +
+                " viewers already; try again later\n").getBytes(StandardCharsets.UTF_8));
+            return;
+        }
         ex.getResponseHeaders().set("Content-Type", "text/event-stream");
         ex.getResponseHeaders().set("Cache-Control", "no-cache");
         ex.sendResponseHeaders(200, 0);
@@ -391,17 +410,26 @@ public final class Dashboard implements AutoCloseable
         // the current figures at once, on the dashboard thread so that no push comes between them and the next ones
         thread.execute(() ->
         {
+            listeners.add(out);
             try
             {
                 out.write(("retry: 1000\ndata: " + json + "\n\n").getBytes(StandardCharsets.UTF_8));
                 out.flush();
-                listeners.add(out);
             }
             catch (final IOException closed)
             {
-                closeQuietly(out);
+                drop(out);
             }
         });
+    }
+
+    private void drop(final OutputStream out)
+    {
+        if (listeners.remove(out))
+        {
+            streams.decrementAndGet();
+        }
+        closeQuietly(out);
     }
 
     private static void reply(final HttpExchange ex, final int status, final String type, final byte[] body) throws IOException
