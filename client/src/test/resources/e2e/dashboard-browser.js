@@ -1,7 +1,9 @@
 // Drives the dashboard in headless Chromium for DashboardBrowserTest. Arguments come in the environment:
 // PLAYWRIGHT (the playwright-core directory), CHROMIUM, URL, MARKET, SHOTS (a directory for screenshots).
 // Prints READY once the page shows the market live, then waits for a line "TRADED <price>" on stdin and
-// prints SEEN once the trade is on the page (within a second) or FAILED <reason>.
+// prints SEEN once the trade is on the page (within a second) or FAILED <reason>. Then signs in with a
+// wrong key (prints REFUSED and the page's reason), and with the key in RENTER_KEY: prints ACCOUNT once
+// the renter's own lease shows.
 "use strict";
 const { chromium } = require(process.env.PLAYWRIGHT);
 const readline = require("readline");
@@ -29,6 +31,19 @@ const fail = e => { console.log("FAILED " + String(e && e.message || e).split("\
     console.log("SEEN");
     await page.screenshot({ path: process.env.SHOTS + "/dashboard-after-trade.png", fullPage: true });
     console.log("SHOT");
+
+    await page.fill("#key", "1:" + "0".repeat(64));
+    await page.click("#signin button");
+    await page.waitForFunction(() => document.getElementById("signin-error").textContent !== "", null, { timeout: 5000 });
+    console.log("REFUSED " + await page.textContent("#signin-error"));
+    await page.fill("#key", process.env.RENTER_KEY);
+    await page.click("#signin button");
+    await page.waitForFunction(p => {
+      const leases = document.querySelector("#account table.leases");
+      return leases !== null && leases.textContent.includes("renter") && leases.textContent.includes(p);
+    }, price, { timeout: 5000 });
+    await page.screenshot({ path: process.env.SHOTS + "/dashboard-signed-in.png", fullPage: true });
+    console.log("ACCOUNT");
     lines.close();
   } finally {
     await browser.close();

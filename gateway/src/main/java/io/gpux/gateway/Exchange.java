@@ -1,5 +1,6 @@
 package io.gpux.gateway;
 
+import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
@@ -17,6 +18,7 @@ import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.offers.OfferBoard;
 import io.gpux.gateway.offers.OfferQueries;
 import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.egress.PortfolioView;
 import io.gpux.gateway.dashboard.Dashboard;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.metrics.GatewayCounters;
@@ -53,9 +55,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -722,6 +727,28 @@ public final class Exchange implements AutoCloseable
                 public boolean peek(final Egress.Peek peek)
                 {
                     return egress.offer(peek);
+                }
+
+                @Override
+                public long signIn(final long keyId, final String secretHex)
+                {
+                    final long account = directory.keyAccount(keyId);
+                    // compared in constant time, and for an unknown key too
+                    final boolean secretOk = MessageDigest.isEqual(authenticator.secretHex(keyId).getBytes(StandardCharsets.US_ASCII),
+                        secretHex.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
+                    return account != 0 && secretOk ? account : 0;
+                }
+
+                @Override
+                public long keyAccount(final long keyId)
+                {
+                    return directory.keyAccount(keyId);
+                }
+
+                @Override
+                public PortfolioView portfolio(final MatchingEngine engine, final long accountId)
+                {
+                    return PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory, telemetry);
                 }
             }, tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE, log);
             started.start();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpux.gateway.dashboard.Dashboard;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.PlaceBid;
+import io.gpux.proto.v1.RevokeKey;
 import io.gpux.proto.v1.Role;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -86,6 +87,29 @@ class DashboardTest
                 assertTrue(page.headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
                 assertTrue(page.body().contains("new EventSource(\"events\")"), "the page listens to the events");
                 assertEquals(404, get(http, base + "/nothing-here").statusCode());
+
+                // the account's own view: only with its key, then by the cookie the sign-in set
+                assertEquals(401, get(http, base + "/account").statusCode());
+                assertEquals(401, post(http, base + "/signin", key.id() + ":" + "0".repeat(64)).statusCode());
+                final HttpResponse<String> signedIn = post(http, base + "/signin", key.id() + ":" + key.secret());
+                assertEquals(200, signedIn.statusCode(), signedIn.body());
+                final String cookie = signedIn.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+                final HttpResponse<String> own = http.send(HttpRequest.newBuilder(URI.create(base + "/account"))
+                    .header("Cookie", cookie).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, own.statusCode(), own.body());
+                final JsonNode account = JSON.readTree(own.body());
+                assertEquals(1_000_000_000L, account.path("balance").asLong(), own.body());
+                assertEquals(1, account.path("orders").size(), own.body());
+                assertEquals(2500, account.path("orders").path(0).path("price").asLong(), own.body());
+                assertEquals("BID", account.path("orders").path(0).path("side").asText(), own.body());
+                final String cookie2 = post(http, base + "/signin", key.id() + ":" + key.secret()).headers()
+                    .firstValue("Set-Cookie").orElseThrow().split(";")[0];
+                assertEquals(200, http.send(HttpRequest.newBuilder(URI.create(base + "/signout")).header("Cookie", cookie)
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+                assertEquals(401, account(http, base, cookie), "signed out");
+                assertEquals(200, account(http, base, cookie2), "another sign-in of the key");
+                TestExchange.ok(admin, Envelope.newBuilder().setRevokeKey(RevokeKey.newBuilder().setKeyId(key.id())));
+                assertEquals(401, account(http, base, cookie2), "the key is revoked");
             }
         }
     }
@@ -134,6 +158,18 @@ class DashboardTest
     private static HttpResponse<String> get(final HttpClient http, final String url) throws Exception
     {
         return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static int account(final HttpClient http, final String base, final String cookie) throws Exception
+    {
+        return http.send(HttpRequest.newBuilder(URI.create(base + "/account")).header("Cookie", cookie).build(),
+            HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    private static HttpResponse<String> post(final HttpClient http, final String url, final String body) throws Exception
+    {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+            HttpResponse.BodyHandlers.ofString());
     }
 
     /** The market's figures in a state document (a missing node when it is not there yet). */

@@ -32,8 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The web dashboard in a real browser: a real exchange serving it, headless Chromium driven by
  * Playwright (node), and a trade placed through {@link GpuxClient} that must be on the page within a
- * second of the exchange answering the order that made it. Screenshots before and after the trade are
- * kept under {@code target/dashboard-screenshots/}.
+ * second of the exchange answering the order that made it; then the renter signs in with its API key
+ * and sees its own lease, after a wrong key is refused with its reason. Screenshots before and after
+ * the trade, and signed in, are kept under {@code target/dashboard-screenshots/}.
  *
  * <p>It needs node, Chromium ({@code /usr/bin/chromium}, or {@code GPUX_CHROMIUM}) and playwright-core
  * ({@code .ci/node_modules}, as {@code .ci/run} installs it, or {@code GPUX_PLAYWRIGHT}); without them it
@@ -62,7 +63,7 @@ class DashboardBrowserTest
     }
 
     @Test
-    void aTradePlacedThroughTheClientIsOnThePageWithinASecond() throws Exception
+    void aTradePlacedThroughTheClientIsOnThePageWithinASecondAndTheRenterSeesItsLease() throws Exception
     {
         final Path node = onPath("node");
         assumeTrue(node != null, "node is not installed (apt-get install nodejs)");
@@ -80,8 +81,8 @@ class DashboardBrowserTest
         E2e.ok(admin, Envelope.newBuilder().setConfigure(Configure.newBuilder().setHeartbeatTimeoutMs(0)));
         final GpuxClient owner = E2e.connect(exchange.port(), E2e.account(admin, "owner", Role.OWNER, 0), new Recorder("owner"));
         opened.add(owner);
-        final GpuxClient renter = E2e.connect(exchange.port(), E2e.account(admin, "renter", Role.RENTER, 10_000_000_000L),
-            new Recorder("renter"));
+        final E2e.Key renterKey = E2e.account(admin, "renter", Role.RENTER, 10_000_000_000L);
+        final GpuxClient renter = E2e.connect(exchange.port(), renterKey, new Recorder("renter"));
         opened.add(renter);
         final long machine = E2e.ok(owner, Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder().setName("m1")
             .setMarket(MARKET).setGpus(8))).getAssignedId();
@@ -96,6 +97,7 @@ class DashboardBrowserTest
         pb.environment().put("URL", "http://127.0.0.1:" + exchange.httpPort() + "/");
         pb.environment().put("MARKET", MARKET);
         pb.environment().put("SHOTS", shots.toString());
+        pb.environment().put("RENTER_KEY", renterKey.id() + ":" + renterKey.secret());
         browser = pb.start();
         final BufferedReader out = new BufferedReader(new InputStreamReader(browser.getInputStream(), StandardCharsets.UTF_8));
         final StringBuilder said = new StringBuilder();
@@ -114,6 +116,11 @@ class DashboardBrowserTest
         assertEquals("SEEN", seen, "the trade is on the page: " + said);
         assertTrue(ms < 1_000, "the trade took " + ms + " ms to reach the page");
         assertEquals("SHOT", until(out, said, "SHOT"), said::toString);
+
+        // signed in: a wrong key is refused with its reason, the renter's key shows the renter's own lease
+        final String refused = until(out, said, "REFUSED unknown key or wrong secret (give KEY_ID:SECRET, as in the key file)");
+        assertEquals("REFUSED unknown key or wrong secret (give KEY_ID:SECRET, as in the key file)", refused, said::toString);
+        assertEquals("ACCOUNT", until(out, said, "ACCOUNT"), said::toString);
         assertTrue(browser.waitFor(30, TimeUnit.SECONDS), "the browser script ends");
         assertEquals(0, browser.exitValue(), said::toString);
         assertTrue(Files.size(shots.resolve("dashboard-after-trade.png")) > 0, "a screenshot is kept");

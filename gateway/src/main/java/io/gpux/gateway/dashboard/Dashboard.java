@@ -11,9 +11,13 @@ import io.gpux.engine.counters.CounterValue;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.egress.PortfolioView;
 import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.metrics.Figures;
 import io.gpux.proto.v1.Candle;
+import io.gpux.proto.v1.LeaseInfo;
+import io.gpux.proto.v1.OpenOrder;
+import io.gpux.proto.v1.Portfolio;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.status.CountersReader;
@@ -24,15 +28,20 @@ import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -58,6 +67,10 @@ public final class Dashboard implements AutoCloseable
     public static final int TRADES = 20;
     /** One-minute candles shown per market. */
     public static final int CANDLES = 60;
+    /** Viewers signed in at once at most; one more signs the longest signed-in out. */
+    public static final int MAX_SIGNED_IN = 256;
+    /** The cookie that names a signed-in viewer. */
+    static final String COOKIE = "gpux_dashboard";
     /** Event streams open at once at most; one more is answered 503. */
     public static final int MAX_STREAMS = 32;
     private static final long KEEP_ALIVE_NS = TimeUnit.SECONDS.toNanos(15);
@@ -73,6 +86,15 @@ public final class Dashboard implements AutoCloseable
 
         /** Queues a read of the price history on the egress thread; false when its inbox is full. */
         boolean peek(Egress.Peek peek);
+
+        /** The account of an API key given whole (key id and secret), or 0 for an unknown, revoked or wrong one. */
+        long signIn(long keyId, String secretHex);
+
+        /** The account of a key, or 0 when there is no such key or it was revoked. */
+        long keyAccount(long keyId);
+
+        /** On the engine's thread: a copy of the account's orders, leases and machines. */
+        PortfolioView portfolio(MatchingEngine engine, long accountId);
     }
 
     record Level(long price, long gpus)
@@ -175,6 +197,9 @@ public final class Dashboard implements AutoCloseable
     private volatile Tape tape = new Tape(Map.of(), Map.of());
     /** The last picture pushed; written here, read by the HTTP threads. */
     private volatile String json = "{}";
+    /** Signed-in viewers: token to the key they signed in with, the oldest first. */
+    private final Map<String, Long> signedIn = new LinkedHashMap<>();
+    private final SecureRandom random = new SecureRandom();
     /** The dashboard thread's own. */
     private boolean failureLogged;
     private long lastPushNs = System.nanoTime();
@@ -202,6 +227,9 @@ public final class Dashboard implements AutoCloseable
         server.createContext("/", this::onPage);
         server.createContext("/state", this::onState);
         server.createContext("/events", this::onEvents);
+        server.createContext("/signin", this::onSignIn);
+        server.createContext("/signout", this::onSignOut);
+        server.createContext("/account", this::onAccount);
     }
 
     /**
@@ -430,6 +458,134 @@ public final class Dashboard implements AutoCloseable
             streams.decrementAndGet();
         }
         closeQuietly(out);
+    }
+
+    /** POST {@code KEY_ID:SECRET} (as {@code gpux} key files hold it): a cookie for the account's own view. */
+    private void onSignIn(final HttpExchange ex) throws IOException
+    {
+        if (!"POST".equals(ex.getRequestMethod()))
+        {
+            reply(ex, 405, "text/plain; charset=utf-8", "POST only\n".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        final String key = new String(ex.getRequestBody().readNBytes(256), StandardCharsets.UTF_8).trim();
+        final int colon = key.indexOf(':');
+        long account = 0;
+        long keyId = 0;
+        if (colon > 0)
+        {
+            try
+            {
+                keyId = Long.parseLong(key.substring(0, colon));
+                account = sources.signIn(keyId, key.substring(colon + 1));
+            }
+            catch (final NumberFormatException notAKeyId)
+            {
+                account = 0;
+            }
+        }
+        if (account == 0)
+        {
+            reply(ex, 401, "text/plain; charset=utf-8",
+                "unknown key or wrong secret (give KEY_ID:SECRET, as in the key file)\n".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        final byte[] bytes = new byte[24];
+        random.nextBytes(bytes);
+        final String token = HexFormat.of().formatHex(bytes);
+        synchronized (signedIn)
+        {
+            if (signedIn.size() >= MAX_SIGNED_IN)
+            {
+                signedIn.remove(signedIn.keySet().iterator().next());
+            }
+            signedIn.put(token, keyId);
+        }
+        ex.getResponseHeaders().set("Set-Cookie", COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+        reply(ex, 200, "text/plain; charset=utf-8", "signed in\n".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void onSignOut(final HttpExchange ex) throws IOException
+    {
+        final String token = token(ex);
+        if (token != null)
+        {
+            synchronized (signedIn)
+            {
+                signedIn.remove(token);
+            }
+        }
+        ex.getResponseHeaders().set("Set-Cookie", COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
+        reply(ex, 200, "text/plain; charset=utf-8", "signed out\n".getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The signed-in viewer's own account, read-only: balance, open orders, leases, machines. */
+    private void onAccount(final HttpExchange ex) throws IOException
+    {
+        final String token = token(ex);
+        final Long keyId;
+        synchronized (signedIn)
+        {
+            keyId = token == null ? null : signedIn.get(token);
+        }
+        // the key is looked up each time: a key revoked since the sign-in shows nothing more
+        final long account = keyId == null ? 0 : sources.keyAccount(keyId);
+        if (account == 0)
+        {
+            reply(ex, 401, "text/plain; charset=utf-8", "not signed in\n".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        final CompletableFuture<PortfolioView> read = new CompletableFuture<>();
+        if (!sources.query(engine -> read.complete(sources.portfolio(engine, account))))
+        {
+            reply(ex, 503, "text/plain; charset=utf-8", "the exchange is busy; try again\n".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        final Portfolio p;
+        try
+        {
+            p = read.get(5, TimeUnit.SECONDS).encode().build();
+        }
+        catch (final InterruptedException | ExecutionException | TimeoutException failed)
+        {
+            reply(ex, 503, "text/plain; charset=utf-8", "the exchange did not answer; try again\n".getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        final List<Map<String, Object>> orders = new ArrayList<>();
+        for (final OpenOrder o : p.getOrdersList())
+        {
+            orders.add(Map.of("orderId", o.getOrderId(), "market", o.getMarket(), "side", o.getSide().name(),
+                "price", o.getPrice(), "openGpus", o.getOpenGpus()));
+        }
+        final List<Map<String, Object>> leases = new ArrayList<>();
+        for (final LeaseInfo l : p.getLeasesList())
+        {
+            leases.add(Map.of("leaseId", l.getLeaseId(), "market", l.getMarket(), "gpus", l.getGpus(), "price", l.getPrice(),
+                "state", l.getState().name(), "renter", l.getRenter(), "startMs", l.getStartMs(), "cost", l.getCost()));
+        }
+        final Map<String, Object> view = new LinkedHashMap<>();
+        view.put("balance", p.getBalance());
+        view.put("available", p.getAvailable());
+        view.put("orders", orders);
+        view.put("leases", leases);
+        view.put("machines", p.getMachinesCount());
+        reply(ex, 200, "application/json", JSON.writeValueAsBytes(view));
+    }
+
+    private static String token(final HttpExchange ex)
+    {
+        for (final String header : ex.getRequestHeaders().getOrDefault("Cookie", List.of()))
+        {
+            for (final String part : header.split(";"))
+            {
+                final String kv = part.trim();
+                if (kv.startsWith(COOKIE + "="))
+                {
+                    return kv.substring(COOKIE.length() + 1);
+                }
+            }
+        }
+        return null;
     }
 
     private static void reply(final HttpExchange ex, final int status, final String type, final byte[] body) throws IOException
