@@ -15,9 +15,6 @@ import io.gpux.gateway.egress.PortfolioView;
 import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.metrics.Figures;
 import io.gpux.proto.v1.Candle;
-import io.gpux.proto.v1.LeaseInfo;
-import io.gpux.proto.v1.OpenOrder;
-import io.gpux.proto.v1.Portfolio;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.status.CountersReader;
@@ -28,20 +25,15 @@ import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -50,7 +42,8 @@ import java.util.function.Predicate;
  * The exchange's live web dashboard, read-only: {@code GET /} is one page, {@code GET /state} the
  * dashboard's figures as one JSON document, and {@code GET /events} the same document as Server-Sent
  * Events, one event each time it changes. Per market: the book's best levels, the recent trades, the
- * one-minute candles, the GPUs leased and offered; and the exchange's health from its counters.
+ * one-minute candles, the GPUs leased and offered; and the exchange's health from its counters. A
+ * viewer signed in with an API key also reads its own account ({@link AccountView}).
  *
  * <p>Nothing of it runs on the engine's thread but a read of the books, queued as a query every
  * {@link #REFRESH_MS} ms like any other; the trades and candles are read on the egress's thread, which
@@ -67,10 +60,6 @@ public final class Dashboard implements AutoCloseable
     public static final int TRADES = 20;
     /** One-minute candles shown per market. */
     public static final int CANDLES = 60;
-    /** Viewers signed in at once at most; one more signs the longest signed-in out. */
-    public static final int MAX_SIGNED_IN = 256;
-    /** The cookie that names a signed-in viewer. */
-    static final String COOKIE = "gpux_dashboard";
     /** Event streams open at once at most; one more is answered 503. */
     public static final int MAX_STREAMS = 32;
     private static final long KEEP_ALIVE_NS = TimeUnit.SECONDS.toNanos(15);
@@ -197,9 +186,6 @@ public final class Dashboard implements AutoCloseable
     private volatile Tape tape = new Tape(Map.of(), Map.of());
     /** The last picture pushed; written here, read by the HTTP threads. */
     private volatile String json = "{}";
-    /** Signed-in viewers: token to the key they signed in with, the oldest first. */
-    private final Map<String, Long> signedIn = new LinkedHashMap<>();
-    private final SecureRandom random = new SecureRandom();
     /** The dashboard thread's own. */
     private boolean failureLogged;
     private long lastPushNs = System.nanoTime();
@@ -227,9 +213,10 @@ public final class Dashboard implements AutoCloseable
         server.createContext("/", this::onPage);
         server.createContext("/state", this::onState);
         server.createContext("/events", this::onEvents);
-        server.createContext("/signin", this::onSignIn);
-        server.createContext("/signout", this::onSignOut);
-        server.createContext("/account", this::onAccount);
+        final AccountView accounts = new AccountView(sources);
+        server.createContext("/signin", accounts::onSignIn);
+        server.createContext("/signout", accounts::onSignOut);
+        server.createContext("/account", accounts::onAccount);
     }
 
     /**
@@ -460,135 +447,7 @@ public final class Dashboard implements AutoCloseable
         closeQuietly(out);
     }
 
-    /** POST {@code KEY_ID:SECRET} (as {@code gpux} key files hold it): a cookie for the account's own view. */
-    private void onSignIn(final HttpExchange ex) throws IOException
-    {
-        if (!"POST".equals(ex.getRequestMethod()))
-        {
-            reply(ex, 405, "text/plain; charset=utf-8", "POST only\n".getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        final String key = new String(ex.getRequestBody().readNBytes(256), StandardCharsets.UTF_8).trim();
-        final int colon = key.indexOf(':');
-        long account = 0;
-        long keyId = 0;
-        if (colon > 0)
-        {
-            try
-            {
-                keyId = Long.parseLong(key.substring(0, colon));
-                account = sources.signIn(keyId, key.substring(colon + 1));
-            }
-            catch (final NumberFormatException notAKeyId)
-            {
-                account = 0;
-            }
-        }
-        if (account == 0)
-        {
-            reply(ex, 401, "text/plain; charset=utf-8",
-                "unknown key or wrong secret (give KEY_ID:SECRET, as in the key file)\n".getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        final byte[] bytes = new byte[24];
-        random.nextBytes(bytes);
-        final String token = HexFormat.of().formatHex(bytes);
-        synchronized (signedIn)
-        {
-            if (signedIn.size() >= MAX_SIGNED_IN)
-            {
-                signedIn.remove(signedIn.keySet().iterator().next());
-            }
-            signedIn.put(token, keyId);
-        }
-        ex.getResponseHeaders().set("Set-Cookie", COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
-        reply(ex, 200, "text/plain; charset=utf-8", "signed in\n".getBytes(StandardCharsets.UTF_8));
-    }
-
-    private void onSignOut(final HttpExchange ex) throws IOException
-    {
-        final String token = token(ex);
-        if (token != null)
-        {
-            synchronized (signedIn)
-            {
-                signedIn.remove(token);
-            }
-        }
-        ex.getResponseHeaders().set("Set-Cookie", COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
-        reply(ex, 200, "text/plain; charset=utf-8", "signed out\n".getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** The signed-in viewer's own account, read-only: balance, open orders, leases, machines. */
-    private void onAccount(final HttpExchange ex) throws IOException
-    {
-        final String token = token(ex);
-        final Long keyId;
-        synchronized (signedIn)
-        {
-            keyId = token == null ? null : signedIn.get(token);
-        }
-        // the key is looked up each time: a key revoked since the sign-in shows nothing more
-        final long account = keyId == null ? 0 : sources.keyAccount(keyId);
-        if (account == 0)
-        {
-            reply(ex, 401, "text/plain; charset=utf-8", "not signed in\n".getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        final CompletableFuture<PortfolioView> read = new CompletableFuture<>();
-        if (!sources.query(engine -> read.complete(sources.portfolio(engine, account))))
-        {
-            reply(ex, 503, "text/plain; charset=utf-8", "the exchange is busy; try again\n".getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        final Portfolio p;
-        try
-        {
-            p = read.get(5, TimeUnit.SECONDS).encode().build();
-        }
-        catch (final InterruptedException | ExecutionException | TimeoutException failed)
-        {
-            reply(ex, 503, "text/plain; charset=utf-8", "the exchange did not answer; try again\n".getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        final List<Map<String, Object>> orders = new ArrayList<>();
-        for (final OpenOrder o : p.getOrdersList())
-        {
-            orders.add(Map.of("orderId", o.getOrderId(), "market", o.getMarket(), "side", o.getSide().name(),
-                "price", o.getPrice(), "openGpus", o.getOpenGpus()));
-        }
-        final List<Map<String, Object>> leases = new ArrayList<>();
-        for (final LeaseInfo l : p.getLeasesList())
-        {
-            leases.add(Map.of("leaseId", l.getLeaseId(), "market", l.getMarket(), "gpus", l.getGpus(), "price", l.getPrice(),
-                "state", l.getState().name(), "renter", l.getRenter(), "startMs", l.getStartMs(), "cost", l.getCost()));
-        }
-        final Map<String, Object> view = new LinkedHashMap<>();
-        view.put("balance", p.getBalance());
-        view.put("available", p.getAvailable());
-        view.put("orders", orders);
-        view.put("leases", leases);
-        view.put("machines", p.getMachinesCount());
-        reply(ex, 200, "application/json", JSON.writeValueAsBytes(view));
-    }
-
-    private static String token(final HttpExchange ex)
-    {
-        for (final String header : ex.getRequestHeaders().getOrDefault("Cookie", List.of()))
-        {
-            for (final String part : header.split(";"))
-            {
-                final String kv = part.trim();
-                if (kv.startsWith(COOKIE + "="))
-                {
-                    return kv.substring(COOKIE.length() + 1);
-                }
-            }
-        }
-        return null;
-    }
-
-    private static void reply(final HttpExchange ex, final int status, final String type, final byte[] body) throws IOException
+    static void reply(final HttpExchange ex, final int status, final String type, final byte[] body) throws IOException
     {
         ex.getResponseHeaders().set("Content-Type", type);
         ex.getResponseHeaders().set("Cache-Control", "no-cache");
