@@ -1,5 +1,6 @@
 package io.gpux.gateway;
 
+import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
@@ -7,6 +8,7 @@ import io.gpux.engine.counters.ExchangeCounters;
 import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.codec.FrameEncoder;
@@ -16,6 +18,8 @@ import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.offers.OfferBoard;
 import io.gpux.gateway.offers.OfferQueries;
 import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.egress.PortfolioView;
+import io.gpux.gateway.dashboard.Dashboard;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.metrics.MetricsEndpoint;
@@ -51,9 +55,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -143,6 +150,10 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.METRICS_PORT_PROP, GatewayConfiguration.METRICS_PORT_DEFAULT);
         private String metricsBind = System.getProperty(
             GatewayConfiguration.METRICS_BIND_PROP, GatewayConfiguration.METRICS_BIND_DEFAULT);
+        private int httpPort = GatewayConfiguration.intProp(
+            GatewayConfiguration.HTTP_PORT_PROP, GatewayConfiguration.HTTP_PORT_DEFAULT);
+        private String httpBind = System.getProperty(
+            GatewayConfiguration.HTTP_BIND_PROP, GatewayConfiguration.HTTP_BIND_DEFAULT);
 
         public Context dataDir(final Path v)
         {
@@ -432,6 +443,20 @@ public final class Exchange implements AutoCloseable
             return this;
         }
 
+        /** Serve the web dashboard on this port (0: any free one); -1, the default: no dashboard. */
+        public Context httpPort(final int v)
+        {
+            httpPort = v;
+            return this;
+        }
+
+        /** The address the web dashboard listens on (default {@value GatewayConfiguration#HTTP_BIND_DEFAULT}). */
+        public Context httpBind(final String v)
+        {
+            httpBind = v;
+            return this;
+        }
+
         /** The address the metrics endpoint listens on (default {@value GatewayConfiguration#METRICS_BIND_DEFAULT}). */
         public Context metricsBind(final String v)
         {
@@ -458,6 +483,10 @@ public final class Exchange implements AutoCloseable
             if (metricsPort < -1 || metricsPort > 65535)
             {
                 throw new IllegalArgumentException("metrics port " + metricsPort + " is out of range: 0 (any free one) to 65535");
+            }
+            if (httpPort < -1 || httpPort > 65535)
+            {
+                throw new IllegalArgumentException("http port " + httpPort + " is out of range: 0 (any free one) to 65535");
             }
             if (port < 0 || port > 65535)
             {
@@ -547,6 +576,9 @@ public final class Exchange implements AutoCloseable
     final GatewayCounters counters;
     /** The Prometheus endpoint, or null. */
     private final MetricsEndpoint metrics;
+    /** The web dashboard, if asked for. */
+    private final Dashboard dashboard;
+    private final Dashboard.TradeTape tradeTape;
     /** Held from the start to the end of {@link #close()}: one exchange per data directory. */
     private final DataDirectoryLock dataLock;
     private volatile boolean closed;
@@ -612,6 +644,8 @@ public final class Exchange implements AutoCloseable
             egress = new Egress(this::eventReader, directory, this::onCompleted,
                 new Egress.ResendLimits(ctx.maxResendsPerAccount, ctx.maxResends, ctx.outboundHighWaterBytes), log);
             egress.counters(counters);
+            tradeTape = ctx.httpPort >= 0 ? new Dashboard.TradeTape() : null;
+            egress.tradeTap(tradeTape);
             final MarketData marketData = new MarketData((marketId, update) ->
                 egress.put(new Egress.MarketUpdate(marketId, update)));
             queries = new Queries(directory, marketData, telemetry);
@@ -663,12 +697,73 @@ public final class Exchange implements AutoCloseable
             throw ex;
         }
         metrics = startMetrics();
+        dashboard = startDashboard();
         workerGroup.next().scheduleAtFixedRate(counters.requestNs::sample, 1, 1, TimeUnit.SECONDS);
         // accept connections only now: the exchange has recovered and a fresh one has its admin key
         serverChannel.config().setAutoRead(true);
         log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls != null ? " over TLS" : "") +
             (epoll ? " (epoll" : " (nio") +
             (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
+    }
+
+    /** The web dashboard, if asked for; a port that cannot be had stops the start, with everything closed. */
+    private Dashboard startDashboard() throws IOException
+    {
+        if (ctx.httpPort < 0)
+        {
+            return null;
+        }
+        try
+        {
+            final Dashboard started = Dashboard.create(ctx.httpBind, ctx.httpPort, new Dashboard.Sources()
+            {
+                @Override
+                public boolean query(final Query query)
+                {
+                    return pipeline.tryPublishQuery(query);
+                }
+
+                @Override
+                public boolean peek(final Egress.Peek peek)
+                {
+                    return egress.offer(peek);
+                }
+
+                @Override
+                public long signIn(final long keyId, final String secretHex)
+                {
+                    final long account = directory.keyAccount(keyId);
+                    // compared in constant time, and for an unknown key too
+                    final boolean secretOk = MessageDigest.isEqual(authenticator.secretHex(keyId).getBytes(StandardCharsets.US_ASCII),
+                        secretHex.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
+                    return account != 0 && secretOk ? account : 0;
+                }
+
+                @Override
+                public long keyAccount(final long keyId)
+                {
+                    return directory.keyAccount(keyId);
+                }
+
+                @Override
+                public PortfolioView portfolio(final MatchingEngine engine, final long accountId)
+                {
+                    return PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory, telemetry);
+                }
+            }, tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE, log);
+            started.start();
+            log.accept("dashboard on http://" + ctx.httpBind + ":" + started.port() + "/");
+            return started;
+        }
+        catch (final IOException ex)
+        {
+            if (metrics != null)
+            {
+                metrics.close();
+            }
+            closeAll();
+            throw ex;
+        }
     }
 
     /** The metrics endpoint, if asked for; a port that cannot be had stops the start, with everything closed. */
@@ -804,6 +899,12 @@ public final class Exchange implements AutoCloseable
     public long loginsOverSessionLimit()
     {
         return loginThrottle.overSessionLimit();
+    }
+
+    /** The port the web dashboard listens on, or -1 when there is none. */
+    public int httpPort()
+    {
+        return dashboard == null ? -1 : dashboard.port();
     }
 
     /** The port the metrics endpoint listens on, or -1 when there is none. */
@@ -1060,6 +1161,10 @@ public final class Exchange implements AutoCloseable
             return;
         }
         closed = true;
+        if (dashboard != null)
+        {
+            dashboard.close();
+        }
         if (metrics != null)
         {
             metrics.close();

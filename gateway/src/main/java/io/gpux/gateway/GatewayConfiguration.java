@@ -23,6 +23,10 @@ public final class GatewayConfiguration
     /** The address the metrics endpoint listens on: this machine only unless the operator says otherwise. */
     public static final String METRICS_BIND_PROP = "gpux.gateway.metricsBind";
     public static final String METRICS_BIND_DEFAULT = "127.0.0.1";
+    public static final String HTTP_PORT_PROP = "gpux.gateway.httpPort";
+    public static final int HTTP_PORT_DEFAULT = -1;
+    public static final String HTTP_BIND_PROP = "gpux.gateway.httpBind";
+    public static final String HTTP_BIND_DEFAULT = "127.0.0.1";
 
     /** Largest frame accepted (the length prefix is checked before anything is allocated for it). */
     public static final String MAX_FRAME_PROP = "gpux.gateway.maxFrameBytes";

@@ -50,6 +50,14 @@ public final class ServerMain implements Callable<Integer>
         "this machine only)")
     String metricsBind = GatewayConfiguration.METRICS_BIND_DEFAULT;
 
+    @Option(names = "--http-port", description = "serve the live web dashboard on this port (0: any free one; " +
+        "default: no dashboard)")
+    Integer httpPort;
+
+    @Option(names = "--http-bind", description = "address the web dashboard listens on (default ${DEFAULT-VALUE}: " +
+        "this machine only)")
+    String httpBind = GatewayConfiguration.HTTP_BIND_DEFAULT;
+
     @Option(names = "--data", description = "data directory: journals, snapshots, master key, LOCK (one server at a " +
         "time; default ${DEFAULT-VALUE})")
     Path data = Path.of("data");
@@ -164,7 +172,8 @@ public final class ServerMain implements Callable<Integer>
             .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond)
             .maxResendsPerAccount(maxResendsPerAccount).maxResends(maxResends)
             .allowPlaintext(allowPlaintext)
-            .metricsPort(metricsPort == null ? -1 : metricsPort).metricsBind(metricsBind);
+            .metricsPort(metricsPort == null ? -1 : metricsPort).metricsBind(metricsBind)
+            .httpPort(httpPort == null ? -1 : httpPort).httpBind(httpBind);
         try
         {
             ctx.tls(serverTls());
@@ -244,6 +253,10 @@ public final class ServerMain implements Callable<Integer>
         {
             System.out.println("gpux server: metrics on http://" + metricsBind + ":" + exchange.metricsPort() + "/metrics");
         }
+        if (exchange.httpPort() >= 0)
+        {
+            System.out.println("gpux server: dashboard on http://" + httpBind + ":" + exchange.httpPort() + "/");
+        }
         System.out.flush();
         stopped.await();
         return 0;
@@ -259,6 +272,10 @@ public final class ServerMain implements Callable<Integer>
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535))
         {
             throw badOption("--metrics-port " + metricsPort + " is out of range: a TCP port is 1 to 65535, or 0 for any free one");
+        }
+        if (httpPort != null && (httpPort < 0 || httpPort > 65535))
+        {
+            throw badOption("--http-port " + httpPort + " is out of range: a TCP port is 1 to 65535, or 0 for any free one");
         }
         if (heartbeatMs < 10)
         {
@@ -373,8 +390,10 @@ public final class ServerMain implements Callable<Integer>
         }
         if (ex instanceof BindException)
         {
-            final boolean metrics = ex.getMessage() != null && ex.getMessage().startsWith("cannot serve metrics");
-            return ex.getMessage() + "; stop what listens there or choose another " + (metrics ? "--metrics-port" : "--port");
+            final String message = ex.getMessage() != null ? ex.getMessage() : "";
+            final String option = message.startsWith("cannot serve metrics") ? "--metrics-port" :
+                message.startsWith("cannot serve the dashboard") ? "--http-port" : "--port";
+            return ex.getMessage() + "; stop what listens there or choose another " + option;
         }
         if (ex instanceof NotDirectoryException)
         {

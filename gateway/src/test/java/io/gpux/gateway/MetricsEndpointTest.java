@@ -9,15 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.BindException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -111,24 +105,8 @@ class MetricsEndpointTest
     @Test
     void aMetricsPortInUseFailsTheStartInOneLineAndLeavesTheDirectoryFree() throws Exception
     {
-        final Path data = Files.createTempDirectory("gpux-metrics-test");
-        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")))
-        {
-            final BindException ex = assertThrows(BindException.class, () -> Exchange.start(new Exchange.Context()
-                .dataDir(data).port(0).bind("127.0.0.1").metricsPort(taken.getLocalPort()).log(s -> { })));
-            assertTrue(ex.getMessage().startsWith("cannot serve metrics on 127.0.0.1:" + taken.getLocalPort()), ex.getMessage());
-            final String line = ServerMain.startFailure(ex, data);
-            assertTrue(line.endsWith("choose another --metrics-port"), line);
-            try (Exchange again = Exchange.start(new Exchange.Context().dataDir(data).port(0).bind("127.0.0.1").metricsPort(0)
-                .log(s -> { })))
-            {
-                assertTrue(again.metricsPort() > 0, "the failed start left the directory free");
-            }
-        }
-        finally
-        {
-            TestExchange.deleteRecursively(data);
-        }
+        TestExchange.assertPortInUseFailsTheStart(Exchange.Context::metricsPort, "cannot serve metrics", "--metrics-port",
+            Exchange::metricsPort);
     }
 
     /** Sends the requests in one write; the answers' reasons in request order (they may arrive in another). */

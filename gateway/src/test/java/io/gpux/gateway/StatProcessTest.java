@@ -37,6 +37,7 @@ class StatProcessTest
 {
     private static final String MARKET = "A100-80G";
     private static final Pattern METRICS_URL = Pattern.compile("metrics on (http://127\\.0\\.0\\.1:\\d+/metrics)");
+    private static final Pattern DASHBOARD_URL = Pattern.compile("dashboard on (http://127\\.0\\.0\\.1:\\d+/)");
 
     @TempDir
     Path dir;
@@ -61,12 +62,14 @@ class StatProcessTest
         final Path serverOut = dir.resolve("server.out");
         server = new ProcessBuilder(ChildJvm.command(ServerMain.class, "--port", "0", "--data", data.toString(),
             "--port-file", portFile.toString(), "--admin-key-file", keyFile.toString(), "--metrics-port", "0",
-            "--heartbeat-ms", "60000"))
+            "--http-port", "0", "--heartbeat-ms", "60000"))
             .redirectErrorStream(true).redirectOutput(serverOut.toFile()).start();
         final int port = awaitPort(portFile, serverOut);
         final String[] admin = Files.readString(keyFile).trim().split(":");
         final Matcher url = METRICS_URL.matcher(Files.readString(serverOut));
         assertTrue(url.find(), Files.readString(serverOut));
+        final Matcher dashboard = DASHBOARD_URL.matcher(Files.readString(serverOut));
+        assertTrue(dashboard.find(), Files.readString(serverOut));
 
         try (RawConnection adminConn = new RawConnection(port))
         {
@@ -108,6 +111,11 @@ class StatProcessTest
                 final String scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url.group(1))).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
                 assertTrue(scraped.contains("gpux_sessions 2.0"), scraped);
+
+                // and so does the dashboard the server prints
+                final String state = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(dashboard.group(1) + "state"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+                assertTrue(state.contains("\"sessions\":2"), state);
                 assertTrue(scraped.contains("gpux_market_best_bid{market=\"" + MARKET + "\"} 4000.0"), scraped);
             }
         }

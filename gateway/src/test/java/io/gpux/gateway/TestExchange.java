@@ -10,16 +10,23 @@ import io.gpux.proto.v1.Role;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.BiFunction;
+import java.util.function.ToIntFunction;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A fresh exchange on a temporary directory and an ephemeral 127.0.0.1 port, with its log kept in
@@ -131,6 +138,34 @@ final class TestExchange implements AutoCloseable
         finally
         {
             deleteRecursively(dir);
+        }
+    }
+
+    /**
+     * A start whose extra port ({@code withPort} sets it) is taken by another socket fails with a
+     * BindException whose message starts with {@code reason} and whose one line for the user ends by
+     * naming {@code option}; it leaves the data directory free for a start on a free port (0).
+     */
+    static void assertPortInUseFailsTheStart(final BiFunction<Exchange.Context, Integer, Exchange.Context> withPort,
+        final String reason, final String option, final ToIntFunction<Exchange> portOf) throws Exception
+    {
+        final Path data = Files.createTempDirectory("gpux-port-test");
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")))
+        {
+            final BindException ex = assertThrows(BindException.class, () -> Exchange.start(withPort.apply(new Exchange.Context()
+                .dataDir(data).port(0).bind("127.0.0.1").log(s -> { }), taken.getLocalPort())));
+            assertTrue(ex.getMessage().startsWith(reason + " on 127.0.0.1:" + taken.getLocalPort()), ex.getMessage());
+            final String line = ServerMain.startFailure(ex, data);
+            assertTrue(line.endsWith("choose another " + option), line);
+            try (Exchange again = Exchange.start(withPort.apply(new Exchange.Context().dataDir(data).port(0).bind("127.0.0.1")
+                .log(s -> { }), 0)))
+            {
+                assertTrue(portOf.applyAsInt(again) > 0, "the failed start left the directory free");
+            }
+        }
+        finally
+        {
+            deleteRecursively(data);
         }
     }
 

@@ -139,6 +139,7 @@ public final class DemoRun
         ExchangeProcess exchange = ExchangeProcess.start(work, data, config, clock);
         err.printf("gpux demo: exchange listening on 127.0.0.1:%d after %.1f s%n", exchange.port(),
             (System.currentTimeMillis() - wall0) / 1000.0);
+        err.printf("gpux demo: live dashboard at %s while the market runs%n", exchange.dashboardUrl());
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("gpux-demo-client", true),
             NioIoHandler.newFactory());
         final List<GpuxClient> clients = new ArrayList<>();

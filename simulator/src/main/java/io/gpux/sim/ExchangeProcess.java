@@ -3,6 +3,8 @@ package io.gpux.sim;
 import io.gpux.sim.market.ScaledClock;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,11 +33,13 @@ final class ExchangeProcess implements AutoCloseable
     private final int generation;
     private final Process process;
     private final int port;
+    private final int httpPort;
     private final Thread killOnExit;
 
     private ExchangeProcess(final Path workDir, final Path dataDir, final Path configFile, final ScaledClock clock,
-        final int requestedPort, final int generation) throws IOException, InterruptedException
+        final int requestedPort, final int httpPort, final int generation) throws IOException, InterruptedException
     {
+        this.httpPort = httpPort;
         this.workDir = workDir;
         this.dataDir = dataDir;
         this.configFile = configFile;
@@ -66,6 +70,8 @@ final class ExchangeProcess implements AutoCloseable
         cmd.add("io.gpux.gateway.ServerMain");
         cmd.add("--port");
         cmd.add(Integer.toString(requestedPort));
+        cmd.add("--http-port");
+        cmd.add(Integer.toString(httpPort));
         cmd.add("--port-file");
         cmd.add(portFile.toString());
         cmd.add("--data");
@@ -101,11 +107,19 @@ final class ExchangeProcess implements AutoCloseable
         this.port = Integer.parseInt(Files.readString(portFile).trim());
     }
 
-    /** Starts a fresh exchange on an ephemeral port. */
+    /**
+     * Starts a fresh exchange on an ephemeral port, its web dashboard on a port free now (kept across
+     * restarts, so that an open page reconnects to the restarted exchange).
+     */
     static ExchangeProcess start(final Path workDir, final Path dataDir, final Path configFile, final ScaledClock clock)
         throws IOException, InterruptedException
     {
-        return new ExchangeProcess(workDir, dataDir, configFile, clock, 0, 1);
+        final int httpPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            httpPort = probe.getLocalPort();
+        }
+        return new ExchangeProcess(workDir, dataDir, configFile, clock, 0, httpPort, 1);
     }
 
     /** A new process on the same data directory, port and clock anchor (this one must be dead). */
@@ -116,7 +130,7 @@ final class ExchangeProcess implements AutoCloseable
         {
             try
             {
-                return new ExchangeProcess(workDir, dataDir, configFile, clock, port, generation + 1);
+                return new ExchangeProcess(workDir, dataDir, configFile, clock, port, httpPort, generation + 1);
             }
             catch (final IOException ex)
             {
@@ -131,6 +145,12 @@ final class ExchangeProcess implements AutoCloseable
     int port()
     {
         return port;
+    }
+
+    /** The web dashboard's address. */
+    String dashboardUrl()
+    {
+        return "http://127.0.0.1:" + httpPort + "/";
     }
 
     Path adminKeyFile()

@@ -6,11 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpux.sim.report.Analysis;
 import io.gpux.sim.report.Json;
 import io.gpux.sim.report.WorkloadFigures;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,14 +45,86 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DemoRunTest
 {
+    private static final Pattern DASHBOARD_LINE = Pattern.compile("gpux demo: live dashboard at (http://127\\.0\\.0\\.1:\\d+/)");
+
+    /** Waits for the dashboard's address among the demo's lines, then polls its state until it shows a trade. */
+    private static void watchDashboard(final ByteArrayOutputStream said, final AtomicReference<String> trades)
+    {
+        final HttpClient http = HttpClient.newHttpClient();
+        try
+        {
+            Matcher m;
+            while (true)
+            {
+                synchronized (said)
+                {
+                    m = DASHBOARD_LINE.matcher(said.toString(StandardCharsets.UTF_8));
+                }
+                if (m.find())
+                {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            final URI state = URI.create(m.group(1) + "state");
+            while (trades.get() == null)
+            {
+                try
+                {
+                    final String body = http.send(HttpRequest.newBuilder(state).build(), HttpResponse.BodyHandlers.ofString()).body();
+                    if (body.contains("\"trades\":[{"))
+                    {
+                        trades.set(body);
+                    }
+                }
+                catch (final IOException notYet)
+                {
+                    // the exchange is starting or restarting
+                }
+                Thread.sleep(200);
+            }
+        }
+        catch (final InterruptedException ended)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void aShortMarketThroughTheRealGatewayKeepsTheInvariants(@TempDir final Path dir) throws Exception
     {
         final Path out = dir.resolve("report");
+        // the demo's own lines, watched for the dashboard's address, which then serves the market as it trades
+        final ByteArrayOutputStream said = new ByteArrayOutputStream();
+        final PrintStream err = new PrintStream(new OutputStream()
+        {
+            @Override
+            public void write(final int b)
+            {
+                System.err.write(b);
+                synchronized (said)
+                {
+                    said.write(b);
+                }
+            }
+        }, true, StandardCharsets.UTF_8);
+        final AtomicReference<String> dashboardTrades = new AtomicReference<>();
+        final Thread watcher = new Thread(() -> watchDashboard(said, dashboardTrades), "dashboard-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
         final RunOutcome outcome = DemoRun.run(new DemoRun.Options(7, 100, 10, false, out, DemoRun.DEFAULT_SCALE,
             DemoRun.DEFAULT_LOAD, DemoRun.DEFAULT_FAILURE_ACCEL, DemoRun.DEFAULT_RECLAIMS_PER_DAY, false, DemoRun.DEFAULT_WORKLOAD_JOBS),
-            System.err);
+            err);
+        watcher.interrupt();
+        watcher.join(5_000);
+        final String lines;
+        synchronized (said)
+        {
+            lines = said.toString(StandardCharsets.UTF_8);
+        }
+        assertTrue(DASHBOARD_LINE.matcher(lines).find(), "the demo prints the dashboard's address: " + lines);
+        assertTrue(dashboardTrades.get() != null, "the dashboard showed the market's trades while it ran");
         System.err.println(outcome.summary());
         final Map<String, Object> checks = outcome.checks();
         assertEquals(Boolean.TRUE, checks.get("moneyConserved"), "money conserved: " + checks);

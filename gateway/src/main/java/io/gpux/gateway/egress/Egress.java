@@ -158,6 +158,18 @@ public final class Egress implements Agent
     {
     }
 
+    /** A read of the price history on this thread, in turn with the other messages (the web dashboard's). */
+    public record Peek(Consumer<PriceHistory> reader) implements Message
+    {
+    }
+
+    /** Told every trade of the journal, on the egress thread, after the price history took it. */
+    @FunctionalInterface
+    public interface TradeTap
+    {
+        void onTrade(long marketId, long timeMs, long price, int gpus);
+    }
+
     /**
      * What the egress does to answer a completed request that registered something (a session's
      * request of any kind but {@link Session#KIND_COMMAND}), beyond the Response. Plain commands are
@@ -217,6 +229,7 @@ public final class Egress implements Agent
     private final MessageHandler onCompletion = this::onCompletion;
     /** Candles and last prices from every trade of the journal, read from its start at each start of the gateway. */
     private final PriceHistory history = new PriceHistory();
+    private TradeTap tradeTap;
     private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
     private final ArrayList<Session> touched = new ArrayList<>();
     private volatile boolean caughtUp;
@@ -250,6 +263,12 @@ public final class Egress implements Agent
     public void counters(final GatewayCounters counters)
     {
         this.counters = counters;
+    }
+
+    /** Before the egress starts: also tell {@code tap} every trade, on this thread. */
+    public void tradeTap(final TradeTap tap)
+    {
+        this.tradeTap = tap;
     }
 
     /** Called after every message queued and every batch of completions, from the queuing thread: wakes the egress's thread. */
@@ -506,6 +525,10 @@ public final class Egress implements Agent
         {
             waiting.addLast(d);
         }
+        else if (m instanceof Peek p)
+        {
+            p.reader().accept(history);
+        }
         else if (m instanceof MarketUpdate u)
         {
             final List<Session> list = subscribers.get(u.marketId());
@@ -592,6 +615,10 @@ public final class Egress implements Agent
         if (e.type == EventType.TRADE)
         {
             history.onTrade(e.marketId, e.timeMs, e.price, e.gpus);
+            if (tradeTap != null)
+            {
+                tradeTap.onTrade(e.marketId, e.timeMs, e.price, e.gpus);
+            }
             final List<Session> list = subscribers.get(e.marketId);
             if (list != null)
             {
