@@ -355,11 +355,11 @@ public final class DemoRun
             extra.add(Report.line("events", String.format(Locale.ROOT, "%,d account events on %d accounts, %s; every client's last "
                     + "seq equals the exchange's: %s", analysis.events, analysis.accounts,
                 analysis.seqBreaks == 0 ? "gap-free (none lost, none twice)" : analysis.seqBreaks + " GAPS",
-                checks.get("lastSeqMatchesExchange"))));
+                SimRun.yesNo(checks.get("lastSeqMatchesExchange")))));
             extra.add(Report.line("money", String.format(Locale.ROOT, "%s: deposits $%s = balances $%s + exchange fees $%s; "
                     + "no negative balance: %s", Boolean.TRUE.equals(checks.get("moneyConserved")) ? "conserved" : "NOT CONSERVED",
                 io.gpux.client.Money.format((Long)checks.get("depositsMicros")), io.gpux.client.Money.format((Long)checks.get("balancesMicros")),
-                io.gpux.client.Money.format((Long)checks.get("feesMicros")), checks.get("noNegativeBalance"))));
+                io.gpux.client.Money.format((Long)checks.get("feesMicros")), SimRun.yesNo(checks.get("noNegativeBalance")))));
             extra.add(Report.line("checks", ok ? "all hold (GPUs never oversubscribed, every interruption noticed except machine "
                 + "offline, events gap-free, money conserved)" : "FAILED: " + failed(checks)));
             extra.add(Report.line("report", html.toAbsolutePath().toString()));

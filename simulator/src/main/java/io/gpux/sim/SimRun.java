@@ -145,10 +145,10 @@ public final class SimRun
         final List<String> extra = new ArrayList<>();
         extra.add(Report.line("engine", String.format(Locale.ROOT, "%,d commands in %.1f s of wall time (%,.0f/s); no network, "
             + "simulated clock", exchange.commandsApplied(), wallSeconds, exchange.commandsApplied() / Math.max(1e-9, wallSeconds))));
-        extra.add(Report.line("checks", (ok ? "all hold" : "FAILED") + ": money conserved " + checks.get("moneyConserved")
-            + ", no negative balance " + checks.get("noNegativeBalance") + ", GPUs never oversubscribed "
-            + checks.get("gpusNeverOversubscribed") + ", events gap-free " + checks.get("accountEventsGapFree")
-            + ", interruptions noticed " + checks.get("everyInterruptionNoticedExceptMachineOffline")));
+        extra.add(Report.line("checks", (ok ? "all hold" : "FAILED") + ": money conserved " + yesNo(checks.get("moneyConserved"))
+            + ", no negative balance " + yesNo(checks.get("noNegativeBalance")) + ", GPUs never oversubscribed "
+            + yesNo(checks.get("gpusNeverOversubscribed")) + ", events gap-free " + yesNo(checks.get("accountEventsGapFree"))
+            + ", interruptions noticed " + yesNo(checks.get("everyInterruptionNoticedExceptMachineOffline"))));
         extra.add(Report.line("report", html.toAbsolutePath().toString()));
         final String summary = report.summary(extra);
         return new RunOutcome(report, html, checks, ok, summary);
@@ -187,5 +187,11 @@ public final class SimRun
         run.put("heartbeatIntervalMs", r.heartbeatIntervalMs());
         run.put("heartbeatTimeoutMs", r.heartbeatTimeoutMs());
         run.put("restartWindowMs", r.restartWindowMs());
+    }
+
+    /** A check's outcome in words. */
+    static String yesNo(final Object check)
+    {
+        return Boolean.TRUE.equals(check) ? "yes" : "NO";
     }
 }
