@@ -96,7 +96,8 @@ class StatProcessTest
                 // the markets are read once a second: --filter shows the book once it is read
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 String market;
-                while ((market = stat("--data", data.toString(), "--filter", "market=" + MARKET)).isEmpty() ||
+                while (!(market = stat("--data", data.toString(), "--filter", "market=" + MARKET))
+                    .contains(" - gpux_market_best_bid{market=" + MARKET + "}") ||
                     value(market, "gpux_market_best_bid{market=" + MARKET + "}") != 4_000)
                 {
                     assertTrue(System.nanoTime() < deadline, market);
