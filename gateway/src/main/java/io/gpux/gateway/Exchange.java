@@ -27,6 +27,7 @@ import io.gpux.gateway.session.Session;
 import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.gateway.tls.ServerTls;
 import io.gpux.gateway.workload.WorkloadRelay;
+import io.gpux.proto.v1.SessionErrorCode;
 import io.gpux.proto.v1.Envelope;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -730,13 +731,25 @@ public final class Exchange implements AutoCloseable
                 }
 
                 @Override
-                public long signIn(final long keyId, final String secretHex)
+                public String throttled(final java.net.InetAddress from, final long keyId)
+                {
+                    return loginThrottle.check(from, keyId);
+                }
+
+                @Override
+                public long signIn(final java.net.InetAddress from, final long keyId, final String secretHex)
                 {
                     final long account = directory.keyAccount(keyId);
                     // compared in constant time, and for an unknown key too
                     final boolean secretOk = MessageDigest.isEqual(authenticator.secretHex(keyId).getBytes(StandardCharsets.US_ASCII),
                         secretHex.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
-                    return account != 0 && secretOk ? account : 0;
+                    if (account != 0 && secretOk)
+                    {
+                        return account;
+                    }
+                    loginThrottle.onFailure(from, keyId, SessionErrorCode.AUTHENTICATION_FAILED,
+                        "dashboard sign-in: unknown key or wrong secret");
+                    return 0;
                 }
 
                 @Override

@@ -7,6 +7,7 @@ import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.RevokeKey;
 import io.gpux.proto.v1.Role;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -111,6 +112,32 @@ class DashboardTest
                 TestExchange.ok(admin, Envelope.newBuilder().setRevokeKey(RevokeKey.newBuilder().setKeyId(key.id())));
                 assertEquals(401, account(http, base, cookie2), "the key is revoked");
             }
+        }
+    }
+
+    @Test
+    void wrongSecretsAtTheSignInUseUpTheLoginThrottleAsLoginsDo() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(1_000_000_000L);
+        try (TestExchange ex = TestExchange.start(c -> c.httpPort(0).heartbeatIntervalMs(60_000).nanoClock(clock)
+                .loginFailureBurst(3).loginFailuresPerSecond(1));
+             RawConnection admin = ex.login(ex.admin))
+        {
+            final String base = "http://127.0.0.1:" + ex.exchange.httpPort();
+            final TestExchange.Key key = TestExchange.account(admin, "renter", 1_000_000_000L, Role.RENTER);
+            final HttpClient http = HttpClient.newHttpClient();
+            for (int i = 0; i < 3; i++)
+            {
+                assertEquals(401, post(http, base + "/signin", key.id() + ":" + "0".repeat(64)).statusCode(), "try " + i);
+            }
+            final HttpResponse<String> throttled = post(http, base + "/signin", key.id() + ":" + key.secret());
+            assertEquals(429, throttled.statusCode(), "the right secret too, while the failures' bucket is empty");
+            assertTrue(throttled.body().startsWith("too many failed logins"), throttled.body());
+
+            clock.advance(TimeUnit.SECONDS.toNanos(1));
+            assertEquals(200, post(http, base + "/signin", key.id() + ":" + key.secret()).statusCode(),
+                "a second later one try is back");
         }
     }
 

@@ -8,6 +8,7 @@ import io.gpux.proto.v1.OpenOrder;
 import io.gpux.proto.v1.Portfolio;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -56,17 +57,27 @@ final class AccountView
         final int colon = key.indexOf(':');
         long account = 0;
         long keyId = 0;
+        final InetAddress from = ex.getRemoteAddress().getAddress();
         if (colon > 0)
         {
             try
             {
                 keyId = Long.parseLong(key.substring(0, colon));
-                account = sources.signIn(keyId, key.substring(colon + 1));
             }
             catch (final NumberFormatException notAKeyId)
             {
-                account = 0;
+                keyId = 0;
             }
+        }
+        final String throttled = sources.throttled(from, keyId);
+        if (throttled != null)
+        {
+            Dashboard.reply(ex, 429, "text/plain; charset=utf-8", (throttled + "\n").getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        if (colon > 0)
+        {
+            account = sources.signIn(from, keyId, key.substring(colon + 1));
         }
         if (account == 0)
         {

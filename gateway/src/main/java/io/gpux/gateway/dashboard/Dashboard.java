@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -76,8 +77,17 @@ public final class Dashboard implements AutoCloseable
         /** Queues a read of the price history on the egress thread; false when its inbox is full. */
         boolean peek(Egress.Peek peek);
 
-        /** The account of an API key given whole (key id and secret), or 0 for an unknown, revoked or wrong one. */
-        long signIn(long keyId, String secretHex);
+        /**
+         * Null when {@code from} and {@code keyId} may try to sign in now, or why not: the failed tries of
+         * the address or of the key have used up the exchange's login throttle, the same as for a Login.
+         */
+        String throttled(InetAddress from, long keyId);
+
+        /**
+         * The account of an API key given whole (key id and secret), or 0 for an unknown, revoked or wrong
+         * one, which counts as a failed login of {@code from} and {@code keyId}.
+         */
+        long signIn(InetAddress from, long keyId, String secretHex);
 
         /** The account of a key, or 0 when there is no such key or it was revoked. */
         long keyAccount(long keyId);
