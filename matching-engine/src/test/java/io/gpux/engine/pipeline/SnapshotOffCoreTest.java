@@ -94,6 +94,16 @@ class SnapshotOffCoreTest
         }
     }
 
+    private void awaitLog(final String marker) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (log.stream().noneMatch(m -> m.contains(marker)))
+        {
+            assertTrue(System.nanoTime() < deadline, "logged \"" + marker + "\": " + log);
+            Thread.sleep(1);
+        }
+    }
+
     @Test
     void theCoreAppliesCommandsWhileASnapshotIsBeingWritten() throws Exception
     {
@@ -115,8 +125,8 @@ class SnapshotOffCoreTest
             publish(pipeline, clock, commands.subList(300, 900));
             pipeline.requestSnapshot();
             awaitApplied(pipeline, heldAt + 601);
+            awaitLog("put off");
             assertTrue(snapshots.list().isEmpty(), "nothing on disk while the write is held");
-            assertTrue(log.stream().anyMatch(m -> m.contains("put off")), log.toString());
 
             store[0].release.countDown();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -165,12 +175,7 @@ class SnapshotOffCoreTest
             {
                 publish(pipeline, clock, commands.subList(0, 200));
                 pipeline.requestSnapshot();
-                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (log.stream().noneMatch(m -> m.contains("failed")))
-                {
-                    assertTrue(System.nanoTime() < deadline, "the failure was logged: " + log);
-                    Thread.sleep(1);
-                }
+                awaitLog("failed");
                 publish(pipeline, clock, commands.subList(200, 400));
                 awaitApplied(pipeline, 401);
                 assertTrue(!pipeline.failed());
