@@ -28,7 +28,7 @@ import java.util.zip.CRC32C;
  *   last event sequence | state hash | body length | CRC32C of body | body (EngineSnapshot)
  * </pre>
  */
-public final class SnapshotStore
+public class SnapshotStore
 {
     private static final int MAGIC = 0x4750584E;
     private static final int VERSION = 1;
@@ -48,19 +48,46 @@ public final class SnapshotStore
         this.keep = Math.max(1, keep);
     }
 
+    /**
+     * A snapshot taken at a consistent point (after a batch, on the thread that owns the engine) and not yet
+     * on disk: the serialized engine and the header fields that say what it covers.
+     */
+    public record Captured(long commandSequence, long journalIndex, long eventSequence, long stateHash, byte[] body)
+    {
+    }
+
     public Path write(final MatchingEngine engine, final long commandSequence, final long journalIndex) throws IOException
     {
-        Files.createDirectories(dir);
+        return persist(capture(engine, commandSequence, journalIndex));
+    }
+
+    /**
+     * Serializes the engine as of command {@code commandSequence} (journal index {@code journalIndex}); reads
+     * the engine, so it runs on the engine's thread. Touches no file.
+     */
+    public static Captured capture(final MatchingEngine engine, final long commandSequence, final long journalIndex)
+        throws IOException
+    {
         final ByteArrayOutputStream body = new ByteArrayOutputStream(1 << 16);
         EngineSnapshot.write(engine, new DataOutputStream(body));
-        final byte[] bytes = body.toByteArray();
+        return new Captured(commandSequence, journalIndex, engine.eventSequence(), engine.stateHash(), body.toByteArray());
+    }
+
+    /**
+     * Writes a captured snapshot to a temporary file, forces it to disk, renames it into place atomically and
+     * prunes the oldest beyond {@code keep}; any thread may run it, the engine is not read.
+     */
+    public Path persist(final Captured captured) throws IOException
+    {
+        Files.createDirectories(dir);
+        final byte[] bytes = captured.body();
         final CRC32C crc = new CRC32C();
         crc.update(bytes);
         final ByteBuffer header = ByteBuffer.allocate(HEADER);
-        header.putInt(MAGIC).putInt(VERSION).putLong(commandSequence).putLong(journalIndex)
-            .putLong(engine.eventSequence()).putLong(engine.stateHash())
+        header.putInt(MAGIC).putInt(VERSION).putLong(captured.commandSequence()).putLong(captured.journalIndex())
+            .putLong(captured.eventSequence()).putLong(captured.stateHash())
             .putInt(bytes.length).putInt((int)crc.getValue()).flip();
-        final Path target = dir.resolve(String.format("snapshot-%020d.snap", commandSequence));
+        final Path target = dir.resolve(String.format("snapshot-%020d.snap", captured.commandSequence()));
         final Path tmp = dir.resolve(target.getFileName() + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE))

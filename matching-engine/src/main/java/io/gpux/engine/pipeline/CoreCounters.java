@@ -39,6 +39,7 @@ final class CoreCounters
     final AtomicCounter snapshotSequence;
     final AtomicCounter snapshotTimeMs;
     final AtomicCounter snapshotDurationNs;
+    final AtomicCounter snapshotWriteNs;
     private final AtomicCounter[] rejects = new AtomicCounter[RejectReason.values().length];
     private final AtomicCounter[] events = new AtomicCounter[EventType.values().length];
     /** Batch times: recorded by the core, read a window at a time by the ticker. */
@@ -65,6 +66,7 @@ final class CoreCounters
         snapshotSequence = counters.newCounter(CounterDescriptor.SNAPSHOT_SEQUENCE);
         snapshotTimeMs = counters.newCounter(CounterDescriptor.SNAPSHOT_TIME_MS);
         snapshotDurationNs = counters.newCounter(CounterDescriptor.SNAPSHOT_DURATION_NS);
+        snapshotWriteNs = counters.newCounter(CounterDescriptor.SNAPSHOT_WRITE_NS);
         for (final RejectReason r : RejectReason.values())
         {
             rejects[r.ordinal()] = counters.newCounter(CounterDescriptor.ENGINE_REJECTS, r.name());

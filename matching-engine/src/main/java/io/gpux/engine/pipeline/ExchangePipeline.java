@@ -90,6 +90,7 @@ public final class ExchangePipeline implements AutoCloseable
         private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
         private org.agrona.concurrent.NanoClock nanoClock = org.agrona.concurrent.SystemNanoClock.INSTANCE;
         private ExchangeCounters counters;
+        private java.util.function.BiFunction<Path, Integer, SnapshotStore> snapshotStore = SnapshotStore::new;
 
         public Context dataDir(final Path v)
         {
@@ -241,6 +242,13 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
+        /** The snapshot folder's store, from its path and how many to keep (a test's may watch or hold its writes). */
+        Context snapshotStore(final java.util.function.BiFunction<Path, Integer, SnapshotStore> v)
+        {
+            snapshotStore = v;
+            return this;
+        }
+
         /** The output thread's wait strategy alone: blocking leaves the core thread a whole core. */
         public Context outputYielding(final boolean v)
         {
@@ -332,7 +340,7 @@ public final class ExchangePipeline implements AutoCloseable
         this.ctx = ctx.conclude();
         commandJournal = Journal.open(ctx.dataDir.resolve("commands"));
         eventJournal = Journal.open(ctx.dataDir.resolve("events"));
-        snapshots = new SnapshotStore(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
+        snapshots = ctx.snapshotStore.apply(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
         try
         {
             quarantine = Quarantine.load(ctx.dataDir);
@@ -570,7 +578,10 @@ public final class ExchangePipeline implements AutoCloseable
         return eventJournal.reader();
     }
 
-    /** Asks the core thread to write a snapshot after its current batch. */
+    /**
+     * Asks the core thread to take a snapshot after its current batch (or, while the last one is still being
+     * written, after a later one); the snapshot thread puts it on disk, at the latest by the end of {@link #close()}.
+     */
     public void requestSnapshot()
     {
         snapshotRequested.set(true);
@@ -723,8 +734,10 @@ public final class ExchangePipeline implements AutoCloseable
             output.halt();
             awaitStopped(outputHandler.stopped, "output");
         }
+        core.writer.close();
         if (failure == null)
         {
+            core.snapshotPutOff();
             core.lastHash = core.engine.stateHash();
         }
         if (pretoucher != null)
@@ -905,6 +918,7 @@ public final class ExchangePipeline implements AutoCloseable
         private long lastTime;
         private long lastSnapshotSequence;
         final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize);
+        final SnapshotWriter writer = new SnapshotWriter(snapshots, counters, ctx.nanoClock, ctx.log);
         volatile long appliedSequence;
         volatile long lastHash;
 
@@ -1136,29 +1150,66 @@ public final class ExchangePipeline implements AutoCloseable
             }
         }
 
+        /**
+         * At the end of a batch, the consistent point: serializes the engine when a snapshot is due or asked for
+         * and hands the bytes to the writer thread, which writes, forces and renames them. While the last one is
+         * still being written, it waits for a later batch.
+         */
         private void maybeSnapshot()
         {
             final boolean due = ctx.snapshotEvery > 0 && sequence - lastSnapshotSequence >= ctx.snapshotEvery;
-            if ((due || (snapshotRequested.get() && snapshotRequested.getAndSet(false))) && sequence > lastSnapshotSequence)
+            if (!due && !snapshotRequested.get())
             {
-                final long startNs = ctx.nanoClock.nanoTime();
-                try
+                return;
+            }
+            if (sequence <= lastSnapshotSequence)
+            {
+                // nothing applied since the last one
+                snapshotRequested.set(false);
+                return;
+            }
+            if (!writer.idle(sequence))
+            {
+                return;
+            }
+            snapshotRequested.set(false);
+            final SnapshotStore.Captured captured = capture();
+            if (captured != null)
+            {
+                writer.write(captured);
+            }
+        }
+
+        /** Close's last word, the writer stopped: a snapshot asked for but put off while one was written is written now. */
+        void snapshotPutOff()
+        {
+            if (snapshotRequested.getAndSet(false) && sequence > lastSnapshotSequence)
+            {
+                final SnapshotStore.Captured captured = capture();
+                if (captured != null)
                 {
-                    lastIndex = commandJournal.lastIndexAppended();
-                    snapshots.write(engine, sequence, lastIndex);
-                    lastSnapshotSequence = sequence;
-                    lastHash = engine.stateHash();
-                    counters.snapshotDurationNs.setRelease(ctx.nanoClock.nanoTime() - startNs);
-                    counters.snapshotSequence.setRelease(sequence);
-                    // the wall clock, not the exchange clock: readers take the snapshot's age against their own
-                    counters.snapshotTimeMs.setRelease(System.currentTimeMillis());
-                    counters.snapshots.incrementRelease();
+                    writer.persist(captured);
                 }
-                catch (final IOException ex)
-                {
-                    counters.snapshotFailures.incrementRelease();
-                    ctx.log.accept("snapshot at command " + sequence + " failed: " + ex);
-                }
+            }
+        }
+
+        private SnapshotStore.Captured capture()
+        {
+            final long startNs = ctx.nanoClock.nanoTime();
+            try
+            {
+                lastIndex = commandJournal.lastIndexAppended();
+                final SnapshotStore.Captured captured = SnapshotStore.capture(engine, sequence, lastIndex);
+                lastSnapshotSequence = sequence;
+                lastHash = captured.stateHash();
+                counters.snapshotDurationNs.setRelease(ctx.nanoClock.nanoTime() - startNs);
+                return captured;
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                counters.snapshotFailures.incrementRelease();
+                ctx.log.accept("snapshot at command " + sequence + " failed: " + ex);
+                return null;
             }
         }
 
