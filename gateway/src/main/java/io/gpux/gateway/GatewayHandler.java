@@ -251,8 +251,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
             SessionError.newBuilder().setCode(code).setMessage(message == null ? "" : message)).build();
         if (code == SessionErrorCode.SLOW_CONSUMER)
         {
-            exchange.counters.slowConsumers.increment();
-            Frames.cutOff(ctx.channel(), error);
+            if (Frames.claimCutOff(ctx.channel()))
+            {
+                exchange.counters.slowConsumers.increment();
+                Frames.cutOff(ctx.channel(), error);
+            }
         }
         else
         {

@@ -1141,8 +1141,15 @@ public final class Egress implements Agent
             SessionError.newBuilder().setCode(code).setMessage(message)).build(), buf);
         if (code == SessionErrorCode.SLOW_CONSUMER)
         {
-            counters.slowConsumers.increment();
-            Frames.cutOff(s.channel, buf);
+            if (Frames.claimCutOff(s.channel))
+            {
+                counters.slowConsumers.increment();
+                Frames.cutOff(s.channel, buf);
+            }
+            else
+            {
+                buf.release();
+            }
         }
         else
         {

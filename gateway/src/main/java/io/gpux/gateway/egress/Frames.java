@@ -10,6 +10,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 
 import java.io.IOException;
@@ -89,6 +90,18 @@ public final class Frames
         {
             ReferenceCountUtil.release(msg);
         }
+    }
+
+    private static final AttributeKey<Boolean> CUT_OFF = AttributeKey.valueOf("gpux.cutOff");
+
+    /**
+     * Claims the cut-off of a slow consumer's connection: true for the first caller only (the gateway's
+     * handler and the egress may both find the same connection too slow), so that a connection is cut
+     * and counted once.
+     */
+    public static boolean claimCutOff(final Channel channel)
+    {
+        return channel.attr(CUT_OFF).setIfAbsent(Boolean.TRUE) == null;
     }
 
     /**
