@@ -29,7 +29,9 @@ class ScaleDayTest
         assertTrue(r.leasesStarted() > 0 && r.leasesEnded() > 0, r.toString());
         assertTrue(r.reclaimRequests() > 0, r.toString());
         assertTrue(r.snapshotBytes() > 0, r.toString());
-        assertEquals(0, r.replayedOnRestart(), "the snapshot taken at the end of the day is the restart's");
+        // the tiny day is shorter than the snapshot interval: the first restart replays all of it
+        assertEquals(r.commands(), r.replayedAfterPeriodicSnapshot());
+        assertEquals(0, r.replayedOnRestart(), "the snapshot taken at the end of the day is the second restart's");
         assertTrue(r.batchNs().getTotalCount() > 0 && r.heapBytes() > 0, r.toString());
 
         // seeded: the same day again makes the same market
