@@ -1,0 +1,527 @@
+package io.gpux.bench.scale;
+
+import io.gpux.bench.LatencyLine;
+import io.gpux.engine.command.Command;
+import io.gpux.engine.command.CommandType;
+import io.gpux.engine.command.Roles;
+import io.gpux.engine.command.TimeInForce;
+import io.gpux.engine.event.CancelReason;
+import io.gpux.engine.event.EndReason;
+import io.gpux.engine.event.Event;
+import io.gpux.engine.event.EventType;
+import io.gpux.engine.event.NoticeReason;
+import io.gpux.engine.pipeline.ExchangePipeline;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+/**
+ * A seeded market day driven through the real pipeline (command journal, engine, event journal, snapshots):
+ * owners register machines and post asks, every machine heartbeats every 5 s of market time, renters' bids
+ * fill into leases that expire or are released, high bids preempt, owners reclaim and post again. Market
+ * time comes from an injected clock and TICKs, so a day runs as fast as the engine applies it; the
+ * compression shortens the day (the heartbeat interval stays 5 s). The benchmark's thread is the
+ * exchange's core (the pipeline is polled), and every poll, one engine batch, is timed.
+ */
+@CommandLine.Command(name = "scale-day", mixinStandardHelpOptions = true)
+public final class ScaleDay implements Callable<Integer>
+{
+    static final long MARKET = 1;
+    static final int GPUS_PER_MACHINE = 8;
+    static final int MACHINES_PER_OWNER = 10;
+    static final long HEARTBEAT_MS = 5_000;
+    static final long DAY_MS = 86_400_000L;
+    static final long START_MS = 1_000_000L;
+
+    @Option(names = "--machines", description = "machines, 8 GPUs each (default ${DEFAULT-VALUE})")
+    int machines = 10_000;
+
+    @Option(names = "--renters", description = "renter accounts (default ${DEFAULT-VALUE})")
+    int renters = 2_000;
+
+    @Option(names = "--leases", description = "bids that aim to start a lease over the day (default ${DEFAULT-VALUE})")
+    int leases = 100_000;
+
+    @Option(names = "--compression", description = "the day lasts 24 h / this much market time (default ${DEFAULT-VALUE})")
+    int compression = 96;
+
+    @Option(names = "--batch", description = "at most this many commands per engine batch (default ${DEFAULT-VALUE})")
+    int batch = 256;
+
+    @Option(names = "--seed", description = "seed of the generated day (default ${DEFAULT-VALUE})")
+    long seed = 42;
+
+    @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
+    Path dir;
+
+    /** The figures of one run, for the caller (and the smoke test). */
+    Result result;
+
+    public static void main(final String[] args)
+    {
+        System.exit(new CommandLine(new ScaleDay()).execute(args));
+    }
+
+    /** What a run measured. */
+    record Result(long commands, long leasesStarted, long leasesEnded, long preemptions, long reclaimRequests,
+        long reclaimNotices, long released, double wallSeconds, long heapBytes, long snapshotBytes, long snapshotNs,
+        double replayRestartSeconds, long replayedAfterPeriodicSnapshot, double restartSeconds, long replayedOnRestart,
+        Histogram batchNs)
+    {
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        if (machines < 1 || renters < 1 || leases < 0 || compression < 1 || batch < 1)
+        {
+            System.err.println("machines, renters, compression and batch must be positive, leases not negative");
+            return 2;
+        }
+        final Path data = dir != null ? dir : Files.createTempDirectory("gpux-scale-day");
+        try
+        {
+            result = run(data);
+        }
+        catch (final IllegalStateException ex)
+        {
+            System.err.println("scale-day: " + ex.getMessage());
+            return 1;
+        }
+        finally
+        {
+            if (dir == null)
+            {
+                delete(data);
+            }
+        }
+        return 0;
+    }
+
+    private Result run(final Path data) throws Exception
+    {
+        final long[] now = {START_MS};
+        final Driver d = new Driver();
+        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).tickIntervalMs(0)
+            .clock(() -> now[0]).log(ScaleDay::logFatal).publisher(d::onEvent);
+        ctx.polled(() -> { });
+        final long dayMs = DAY_MS / compression;
+        final SplittableRandom random = new SplittableRandom(seed);
+        final long t0 = System.nanoTime();
+        try (ExchangePipeline p = ExchangePipeline.start(ctx))
+        {
+            d.pipeline = p;
+            setup(d);
+            d.drain();
+            final double leasesPerMs = (double)leases / dayMs;
+            double leaseDebt = 0;
+            // leases long enough that the market runs near full, so that high bids preempt
+            final long maxLeaseMs = Math.max(2 * HEARTBEAT_MS, dayMs / 2);
+            for (long t = 0; t < dayMs; t += 1_000)
+            {
+                now[0] = START_MS + t;
+                d.publish(command(CommandType.TICK));
+                // a fifth of the machines each second: every machine every 5 s
+                final long phase = (t / 1_000) % (HEARTBEAT_MS / 1_000);
+                for (long m = 1 + phase; m <= machines; m += HEARTBEAT_MS / 1_000)
+                {
+                    final Command c = command(CommandType.HEARTBEAT);
+                    c.machineId = m;
+                    d.publish(c);
+                }
+                leaseDebt += leasesPerMs * 1_000;
+                for (; leaseDebt >= 1; leaseDebt--)
+                {
+                    final boolean preempting = random.nextInt(100) < 5;
+                    final Command c = command(CommandType.BID);
+                    c.orderId = d.nextOrder++;
+                    c.accountId = renterAccount(random.nextInt(renters));
+                    c.marketId = MARKET;
+                    c.gpus = preempting ? GPUS_PER_MACHINE : 1 + random.nextInt(GPUS_PER_MACHINE);
+                    c.price = preempting ? 2_000 : 400;
+                    c.tif = TimeInForce.IOC;
+                    c.maxDurationMs = HEARTBEAT_MS + random.nextLong(maxLeaseMs);
+                    d.publish(c);
+                }
+                // an owner takes back a machine now and then
+                if (random.nextInt(10) == 0)
+                {
+                    final long m = 1 + random.nextInt(machines);
+                    final long ask = d.askOfMachine.getOrDefault(m, 0L);
+                    if (ask != 0)
+                    {
+                        final Command c = command(CommandType.CANCEL);
+                        c.orderId = ask;
+                        c.accountId = ownerOf(m);
+                        c.reclaim = true;
+                        d.publish(c);
+                        d.reclaims++;
+                    }
+                }
+                // renters release a fifth of their leases early
+                while (!d.releases.isEmpty() && d.releases.peekFirst()[0] <= now[0])
+                {
+                    final long[] r = d.releases.pollFirst();
+                    final Command c = command(CommandType.RELEASE);
+                    c.leaseId = r[1];
+                    c.accountId = r[2];
+                    d.publish(c);
+                }
+                d.drain();
+                d.scheduleReleases(random, now[0], maxLeaseMs);
+                d.repost();
+                d.drain();
+            }
+            d.wall = (System.nanoTime() - t0) / 1e9;
+        }
+        System.out.println("rejects and unfilled bids: " + d.rejects);
+        now[0] = START_MS + dayMs;
+
+        // a restart as after a crash at the end of the day: the last periodic snapshot, the journal after it
+        final long r0 = System.nanoTime();
+        final double replayRestartSeconds;
+        final long replayed;
+        final long snapshotNs;
+        try (ExchangePipeline restarted = ExchangePipeline.start(restartContext(data, now)))
+        {
+            replayRestartSeconds = (System.nanoTime() - r0) / 1e9;
+            replayed = restarted.recovered().replayedCommands();
+            // the core writes a requested snapshot after its next batch: one TICK, timed with it
+            restarted.requestSnapshot();
+            while (!restarted.tryPublish(command(CommandType.TICK)))
+            {
+                restarted.poll(batch);
+            }
+            final long s0 = System.nanoTime();
+            while (restarted.poll(batch) == 0)
+            {
+                Thread.onSpinWait();
+            }
+            snapshotNs = System.nanoTime() - s0;
+        }
+        final long snapshotBytes = newestSnapshot(data.resolve("snapshots"));
+
+        // and from that snapshot, with nothing to replay
+        final long r1 = System.nanoTime();
+        try (ExchangePipeline restarted = ExchangePipeline.start(restartContext(data, now)))
+        {
+            final double restartSeconds = (System.nanoTime() - r1) / 1e9;
+            final long replayedOnRestart = restarted.recovered().replayedCommands();
+            final long heap = heapAfterGc();
+            final Result res = new Result(d.published, d.started, d.ended, d.preempted, d.reclaims, d.reclaimed,
+                d.releasedCount, d.wall, heap, snapshotBytes, snapshotNs, replayRestartSeconds, replayed, restartSeconds,
+                replayedOnRestart, d.batchNs);
+            print(res);
+            return res;
+        }
+    }
+
+    private static ExchangePipeline.Context restartContext(final Path data, final long[] now)
+    {
+        return new ExchangePipeline.Context().dataDir(data).tickIntervalMs(0).clock(() -> now[0])
+            .log(ScaleDay::logFatal).polled(() -> { });
+    }
+
+    private void print(final Result r)
+    {
+        System.out.printf("scale day: %,d machines x %d GPUs, %,d renters, %,d lease bids, day compressed %dx " +
+            "(%,d s of market time), batches of at most %d, seed %d%n", machines, GPUS_PER_MACHINE, renters, leases,
+            compression, DAY_MS / compression / 1_000, batch, seed);
+        System.out.printf("commands %,d in %.1f s (%,.0f commands/s)%n", r.commands, r.wallSeconds,
+            r.commands / r.wallSeconds);
+        System.out.printf("leases started %,d, ended %,d (released %,d), preemption notices %,d, reclaims %,d " +
+            "(reclaim notices %,d)%n", r.leasesStarted, r.leasesEnded, r.released, r.preemptions, r.reclaimRequests,
+            r.reclaimNotices);
+        System.out.printf("engine batch time (us): %s (%,d batches)%n", LatencyLine.of(r.batchNs),
+            r.batchNs.getTotalCount());
+        System.out.printf("snapshot: %,d bytes, written in a batch of %.1f ms on the engine thread%n", r.snapshotBytes,
+            r.snapshotNs / 1e6);
+        System.out.printf("restart after the day: %.2f s (%,d commands replayed after the last periodic snapshot)%n",
+            r.replayRestartSeconds, r.replayedAfterPeriodicSnapshot);
+        System.out.printf("restart from the end-of-day snapshot: %.2f s (%,d commands replayed)%n", r.restartSeconds,
+            r.replayedOnRestart);
+        System.out.printf("heap used after GC, the restarted exchange holding the day: %,d MiB%n", r.heapBytes >> 20);
+    }
+
+    private void setup(final Driver d)
+    {
+        Command c = command(CommandType.MARKET);
+        c.marketId = MARKET;
+        c.name = "SCALE-GPU";
+        c.graceMs = HEARTBEAT_MS;
+        d.publish(c);
+        for (int o = 0; o * MACHINES_PER_OWNER < machines; o++)
+        {
+            d.publish(account(ownerAccount(o), "owner" + o, Roles.OWNER));
+        }
+        for (int r = 0; r < renters; r++)
+        {
+            final long id = renterAccount(r);
+            d.publish(account(id, "renter" + r, Roles.RENTER));
+            c = command(CommandType.DEPOSIT);
+            c.accountId = id;
+            c.amount = 1_000_000_000_000L;
+            d.publish(c);
+        }
+        final SplittableRandom random = new SplittableRandom(seed ^ 0x5ca1e);
+        for (long m = 1; m <= machines; m++)
+        {
+            c = command(CommandType.MACHINE);
+            c.machineId = m;
+            c.name = "m" + m;
+            c.accountId = ownerOf(m);
+            c.marketId = MARKET;
+            c.gpus = GPUS_PER_MACHINE;
+            d.publish(c);
+            c = command(CommandType.HEARTBEAT);
+            c.machineId = m;
+            d.publish(c);
+            d.ask(m, GPUS_PER_MACHINE, 100 + random.nextInt(100));
+        }
+    }
+
+    static long ownerAccount(final int o)
+    {
+        return 1 + o;
+    }
+
+    static long ownerOf(final long machine)
+    {
+        return ownerAccount((int)((machine - 1) / MACHINES_PER_OWNER));
+    }
+
+    static long renterAccount(final int r)
+    {
+        return 1_000_000 + r;
+    }
+
+    private static Command command(final CommandType type)
+    {
+        return new Command().reset(type, 0);
+    }
+
+    private static Command account(final long id, final String name, final int roles)
+    {
+        final Command c = command(CommandType.ACCOUNT);
+        c.accountId = id;
+        c.name = name;
+        c.roles = roles;
+        return c;
+    }
+
+    /** Publishes, polls (each poll one timed engine batch) and follows the events: leases, asks to post again. */
+    private final class Driver
+    {
+        ExchangePipeline pipeline;
+        final Histogram batchNs = new Histogram(60_000_000_000L, 3);
+        final Map<Long, Long> askOfMachine = new HashMap<>();
+        final Map<Long, Long> machineOfAsk = new HashMap<>();
+        /** lease id to {machine, gpus} */
+        final Map<Long, long[]> leases = new HashMap<>();
+        final List<long[]> startedNow = new ArrayList<>();
+        final ArrayDeque<long[]> releases = new ArrayDeque<>();
+        final List<long[]> toPost = new ArrayList<>();
+        long nextOrder = 1;
+        long published;
+        long started;
+        long ended;
+        long preempted;
+        long reclaimed;
+        long releasedCount;
+        long reclaims;
+        double wall;
+        final java.util.TreeMap<String, Long> rejects = new java.util.TreeMap<>();
+
+        void publish(final Command c)
+        {
+            while (!pipeline.tryPublish(c))
+            {
+                if (pipeline.failed())
+                {
+                    throw new IllegalStateException("the pipeline failed: " + pipeline.failureReason());
+                }
+                poll();
+            }
+            published++;
+        }
+
+        int poll()
+        {
+            final long t = System.nanoTime();
+            final int n = pipeline.poll(batch);
+            if (n > 0)
+            {
+                batchNs.recordValue(System.nanoTime() - t);
+            }
+            return n;
+        }
+
+        void drain()
+        {
+            while (poll() > 0)
+            {
+                // applied
+            }
+            if (pipeline.failed())
+            {
+                throw new IllegalStateException("the pipeline failed: " + pipeline.failureReason());
+            }
+        }
+
+        void ask(final long machine, final int gpus, final long price)
+        {
+            final Command c = command(CommandType.ASK);
+            c.orderId = nextOrder++;
+            c.accountId = ownerOf(machine);
+            c.machineId = machine;
+            c.gpus = gpus;
+            c.price = price;
+            askOfMachine.put(machine, c.orderId);
+            machineOfAsk.put(c.orderId, machine);
+            publish(c);
+        }
+
+        /** On the polling thread, inside a batch: only notes what to do next. */
+        void onEvent(final Event e)
+        {
+            switch (e.type)
+            {
+                case LEASE_STARTED ->
+                {
+                    started++;
+                    leases.put(e.leaseId, new long[] {e.machineId, e.gpus});
+                    startedNow.add(new long[] {e.leaseId, e.renterId});
+                }
+                case LEASE_ENDED ->
+                {
+                    ended++;
+                    if (e.endReason == EndReason.RELEASED)
+                    {
+                        releasedCount++;
+                    }
+                    final long[] l = leases.remove(e.leaseId);
+                    // GPUs come back to the open ask when a lease ends; a reclaimed ask is closed, so its
+                    // owner offers them again
+                    if (l != null && e.endReason == EndReason.OWNER_RECLAIMED)
+                    {
+                        toPost.add(l);
+                    }
+                }
+                case PREEMPT_NOTICE ->
+                {
+                    if (e.noticeReason == NoticeReason.OUTBID)
+                    {
+                        preempted++;
+                    }
+                    else if (e.noticeReason == NoticeReason.OWNER_RECLAIM)
+                    {
+                        reclaimed++;
+                    }
+                }
+                case CANCELLED ->
+                {
+                    if (e.cancelReason == CancelReason.IOC)
+                    {
+                        rejects.merge("BID unfilled (IOC)", 1L, Long::sum);
+                    }
+                    final Long m = machineOfAsk.remove(e.orderId);
+                    if (m != null && e.cancelReason == CancelReason.OWNER_RECLAIM)
+                    {
+                        askOfMachine.remove(m);
+                        if (e.remaining > 0)
+                        {
+                            toPost.add(new long[] {m, e.remaining});
+                        }
+                    }
+                }
+                case REJECTED -> rejects.merge(e.command + " " + e.rejectReason, 1L, Long::sum);
+                default ->
+                {
+                }
+            }
+        }
+
+        void scheduleReleases(final SplittableRandom random, final long nowMs, final long maxLeaseMs)
+        {
+            for (final long[] s : startedNow)
+            {
+                if (random.nextInt(5) == 0)
+                {
+                    releases.addLast(new long[] {nowMs + 1_000 + random.nextLong(maxLeaseMs / 2), s[0], s[1]});
+                }
+            }
+            startedNow.clear();
+            // due times arrive out of order: keep the queue sorted by due time
+            if (releases.size() > 1)
+            {
+                final long[][] all = releases.toArray(new long[0][]);
+                java.util.Arrays.sort(all, (a, b) -> Long.compare(a[0], b[0]));
+                releases.clear();
+                java.util.Collections.addAll(releases, all);
+            }
+        }
+
+        /** The owners post the GPUs they took back as new asks. */
+        void repost()
+        {
+            final List<long[]> posts = new ArrayList<>(toPost);
+            toPost.clear();
+            for (final long[] p : posts)
+            {
+                ask(p[0], (int)p[1], 150);
+            }
+        }
+    }
+
+    private static long heapAfterGc()
+    {
+        for (int i = 0; i < 3; i++)
+        {
+            System.gc();
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    private static long newestSnapshot(final Path dir) throws IOException
+    {
+        if (!Files.exists(dir))
+        {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(dir))
+        {
+            // named by command sequence, zero-padded: the greatest name is the newest
+            return s.filter(p -> p.getFileName().toString().endsWith(".snap")).max(java.util.Comparator.naturalOrder())
+                .map(p -> p.toFile().length()).orElse(0L);
+        }
+    }
+
+    private static void logFatal(final String message)
+    {
+        if (message.startsWith("FATAL"))
+        {
+            System.err.println(message);
+        }
+    }
+
+    private static void delete(final Path dir) throws IOException
+    {
+        try (Stream<Path> s = Files.walk(dir))
+        {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.gpux.bench.scale;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ScaleDayTest
+{
+    private static ScaleDay.Result day(final Path dir)
+    {
+        final ScaleDay day = new ScaleDay();
+        final int rc = new CommandLine(day).execute("--machines", "100", "--renters", "20", "--leases", "500",
+            "--compression", "2880", "--dir", dir.toString());
+        assertEquals(0, rc);
+        return day.result;
+    }
+
+    @Test
+    void aTinyDayRunsThroughThePipelineAndRestartsFromItsSnapshot(@TempDir final Path a, @TempDir final Path b)
+    {
+        final ScaleDay.Result r = day(a);
+        // 30 s of market time: every machine heartbeats 6 times, plus its registration heartbeat
+        assertTrue(r.commands() > 100 * 7 + 500, "commands " + r.commands());
+        assertTrue(r.leasesStarted() > 0 && r.leasesEnded() > 0, r.toString());
+        assertTrue(r.reclaimRequests() > 0, r.toString());
+        assertTrue(r.snapshotBytes() > 0, r.toString());
+        // the tiny day is shorter than the snapshot interval: the first restart replays all of it
+        assertEquals(r.commands(), r.replayedAfterPeriodicSnapshot());
+        assertEquals(0, r.replayedOnRestart(), "the snapshot taken at the end of the day is the second restart's");
+        assertTrue(r.batchNs().getTotalCount() > 0 && r.heapBytes() > 0, r.toString());
+
+        // seeded: the same day again makes the same market
+        final ScaleDay.Result again = day(b);
+        assertEquals(r.commands(), again.commands());
+        assertEquals(r.leasesStarted(), again.leasesStarted());
+        assertEquals(r.leasesEnded(), again.leasesEnded());
+        assertEquals(r.preemptions(), again.preemptions());
+        assertEquals(r.snapshotBytes(), again.snapshotBytes());
+    }
+}
