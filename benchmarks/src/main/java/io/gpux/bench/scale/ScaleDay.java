@@ -199,7 +199,7 @@ public final class ScaleDay implements Callable<Integer>
         {
             replayRestartSeconds = (System.nanoTime() - r0) / 1e9;
             replayed = restarted.recovered().replayedCommands();
-            // the core writes a requested snapshot after its next batch: one TICK, timed with it
+            // the core takes a requested snapshot after its next batch (the snapshot thread writes it): one TICK, timed with it
             restarted.requestSnapshot();
             while (!restarted.tryPublish(command(CommandType.TICK)))
             {
@@ -247,7 +247,7 @@ public final class ScaleDay implements Callable<Integer>
             r.reclaimNotices);
         System.out.printf("engine batch time (us): %s (%,d batches)%n", LatencyLine.of(r.batchNs),
             r.batchNs.getTotalCount());
-        System.out.printf("snapshot: %,d bytes, written in a batch of %.1f ms on the engine thread%n", r.snapshotBytes,
+        System.out.printf("snapshot: %,d bytes, taken in a batch of %.1f ms on the engine thread (written off it)%n", r.snapshotBytes,
             r.snapshotNs / 1e6);
         System.out.printf("restart after the day: %.2f s (%,d commands replayed after the last periodic snapshot)%n",
             r.replayRestartSeconds, r.replayedAfterPeriodicSnapshot);
