@@ -29,13 +29,15 @@ public enum CounterDescriptor
     SNAPSHOT_TIME_MS(14, "gpux_snapshot_time_ms", Kind.GAUGE,
         "wall-clock time (epoch ms) the last snapshot was written; 0: none since start"),
     SNAPSHOT_DURATION_NS(15, "gpux_snapshot_duration_ns", Kind.GAUGE,
-        "how long the core stopped for the last snapshot (serializing the engine)"),
+        "how long the snapshot replica took to serialize its engine for the last snapshot, off the core thread"),
     BATCH_NS(16, "gpux_batch_ns", Kind.GAUGE,
         "the core's time per batch (journal write, msync in SYNC, apply, hand-off) over the last second, one batch in 16 " +
         "timed, by quantile; quantile 1 is the maximum", "quantile"),
     BATCH_COUNT(17, "gpux_batch_window_count", Kind.GAUGE, "batches timed in the last second's window"),
     SNAPSHOT_WRITE_NS(18, "gpux_snapshot_write_ns", Kind.GAUGE,
         "how long the last snapshot took to write, force to disk and rename, off the core thread"),
+    SNAPSHOT_LAG_COMMANDS(19, "gpux_snapshot_lag_commands", Kind.GAUGE,
+        "commands the core has journaled that the snapshot replica has not applied yet"),
 
     // ---- the gateway and its egress
     SESSIONS(20, "gpux_sessions", Kind.GAUGE, "sessions logged in now"),

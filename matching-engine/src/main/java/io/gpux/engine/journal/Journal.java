@@ -575,6 +575,15 @@ public final class Journal implements AutoCloseable
             return n;
         }
 
+        /**
+         * True when the record last returned by {@link #next} was the last of its document: a batch boundary,
+         * the only place a snapshot may cover (it records the document's index, and recovery starts after it).
+         */
+        public boolean endOfDocument()
+        {
+            return !currentLoaded || !current.valid || position >= current.recordCount;
+        }
+
         /** Lets go of the reader's place in the queue (its tailer); the reader is not used after. */
         @Override
         public void close()

@@ -87,7 +87,7 @@ public class SnapshotStore
         header.putInt(MAGIC).putInt(VERSION).putLong(captured.commandSequence()).putLong(captured.journalIndex())
             .putLong(captured.eventSequence()).putLong(captured.stateHash())
             .putInt(bytes.length).putInt((int)crc.getValue()).flip();
-        final Path target = dir.resolve(String.format("snapshot-%020d.snap", captured.commandSequence()));
+        final Path target = fileOf(captured.commandSequence());
         final Path tmp = dir.resolve(target.getFileName() + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE))
@@ -103,6 +103,12 @@ public class SnapshotStore
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         prune();
         return target;
+    }
+
+    /** The file the snapshot covering command {@code commandSequence} has (or would have) in this folder. */
+    public Path fileOf(final long commandSequence)
+    {
+        return dir.resolve(String.format("snapshot-%020d.snap", commandSequence));
     }
 
     private void prune() throws IOException

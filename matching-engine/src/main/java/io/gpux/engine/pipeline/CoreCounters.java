@@ -17,9 +17,9 @@ import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * The core's counters. The core thread is the one writer of all but the batch-time quantiles (written
- * by the ticker, from the core's recorder) and writes with plain ordered stores: no lock, no allocation
- * on the matching path (a market's counters are made once, when the core first sees the market).
+ * The core's counters. The core thread is the one writer of all but the snapshot ones (written by the
+ * snapshot replica's thread) and the batch-time quantiles (written by the ticker, from the core's
+ * recorder) and writes with plain ordered stores: no lock, no allocation on the matching path (a market's counters are made once, when the core first sees the market).
  */
 final class CoreCounters
 {
@@ -40,6 +40,7 @@ final class CoreCounters
     final AtomicCounter snapshotTimeMs;
     final AtomicCounter snapshotDurationNs;
     final AtomicCounter snapshotWriteNs;
+    final AtomicCounter snapshotLagCommands;
     private final AtomicCounter[] rejects = new AtomicCounter[RejectReason.values().length];
     private final AtomicCounter[] events = new AtomicCounter[EventType.values().length];
     /** Batch times: recorded by the core, read a window at a time by the ticker. */
@@ -67,6 +68,7 @@ final class CoreCounters
         snapshotTimeMs = counters.newCounter(CounterDescriptor.SNAPSHOT_TIME_MS);
         snapshotDurationNs = counters.newCounter(CounterDescriptor.SNAPSHOT_DURATION_NS);
         snapshotWriteNs = counters.newCounter(CounterDescriptor.SNAPSHOT_WRITE_NS);
+        snapshotLagCommands = counters.newCounter(CounterDescriptor.SNAPSHOT_LAG_COMMANDS);
         for (final RejectReason r : RejectReason.values())
         {
             rejects[r.ordinal()] = counters.newCounter(CounterDescriptor.ENGINE_REJECTS, r.name());

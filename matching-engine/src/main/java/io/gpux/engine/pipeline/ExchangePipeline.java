@@ -34,7 +34,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -326,7 +325,7 @@ public final class ExchangePipeline implements AutoCloseable
     /** The command sequence of the RESTART that {@link #goLive()} published, or 0 if none was. */
     private volatile long restartSequence;
     private boolean live;
-    private final AtomicBoolean snapshotRequested = new AtomicBoolean();
+    private final SnapshotReplica replica;
     private final Thread ticker;
     private final AgentRunner pretoucher;
     private final JournalSpace space;
@@ -407,6 +406,10 @@ public final class ExchangePipeline implements AutoCloseable
             ex -> ctx.log.accept("journal space/pretouch: " + ex), null,
             ctx.pretouch ? new CompositeAgent(space, new Pretoucher(ctx.log, commandJournal, eventJournal)) : space);
         AgentRunner.startOnThread(pretoucher, daemonThreads("gpux-pretouch"));
+
+        replica = new SnapshotReplica(commandJournal, snapshots, recovered, quarantine, ctx.snapshotEvery, core.counters,
+            ctx.nanoClock, ctx.log, hash -> core.lastHash = hash);
+        replica.start();
 
         ticker = new Thread(this::tickLoop, "gpux-ticker");
         ticker.setDaemon(true);
@@ -579,12 +582,13 @@ public final class ExchangePipeline implements AutoCloseable
     }
 
     /**
-     * Asks the core thread to take a snapshot after its current batch (or, while the last one is still being
-     * written, after a later one); the snapshot thread puts it on disk, at the latest by the end of {@link #close()}.
+     * Asks for a snapshot of the commands published so far: a TICK is published after them, and the snapshot
+     * replica takes the snapshot once it has applied the TICK (the core does nothing for it but journal and apply
+     * the TICK); it is on disk at the latest by the end of {@link #close()}.
      */
     public void requestSnapshot()
     {
-        snapshotRequested.set(true);
+        replica.request(core.counters.commandSequence.get() + 1);
         inputRing.tryPublishEvent(TICK, null);
     }
 
@@ -636,7 +640,7 @@ public final class ExchangePipeline implements AutoCloseable
         return core.appliedSequence;
     }
 
-    /** The state hash as of the last snapshot or recovery; exact only when no producer is publishing. */
+    /** The state hash as of the last snapshot, recovery or close; exact only when no producer is publishing. */
     public long lastStateHash()
     {
         return core.lastHash;
@@ -664,11 +668,12 @@ public final class ExchangePipeline implements AutoCloseable
         }
     }
 
-    /** Ticker: the last window of batch times, and a read of the markets' figures on the core thread. */
+    /** Ticker: the last window of batch times, the snapshot replica's lag, and a read of the markets' figures on the core thread. */
     private void sampleCounters()
     {
         final CoreCounters counters = core.counters;
         counters.sampleBatchTimes();
+        replica.sampleLag();
         if (!counters.marketFiguresPending)
         {
             counters.marketFiguresPending = true;
@@ -734,10 +739,10 @@ public final class ExchangePipeline implements AutoCloseable
             output.halt();
             awaitStopped(outputHandler.stopped, "output");
         }
-        core.writer.close();
+        // the replica applies what the core journaled and takes a snapshot asked for; after a failure it just stops
+        replica.close(failure == null ? core.counters.commandSequence.get() : -1);
         if (failure == null)
         {
-            core.snapshotPutOff();
             core.lastHash = core.engine.stateHash();
         }
         if (pretoucher != null)
@@ -914,11 +919,8 @@ public final class ExchangePipeline implements AutoCloseable
         private final CommandSlot[] batch;
         private int batchSize;
         private long sequence;
-        private long lastIndex;
         private long lastTime;
-        private long lastSnapshotSequence;
         final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize);
-        final SnapshotWriter writer = new SnapshotWriter(snapshots, counters, ctx.nanoClock, ctx.log);
         volatile long appliedSequence;
         volatile long lastHash;
 
@@ -926,9 +928,7 @@ public final class ExchangePipeline implements AutoCloseable
         {
             engine = recovered.engine();
             sequence = recovered.commandSequence();
-            lastIndex = recovered.commandIndex();
-            lastSnapshotSequence = recovered.snapshotSequence();
-            counters.snapshotSequence.setRelease(lastSnapshotSequence);
+            counters.snapshotSequence.setRelease(recovered.snapshotSequence());
             counters.commandSequence.setRelease(sequence);
             counters.appliedSequence.setRelease(sequence);
             counters.eventSequence.setRelease(engine.eventSequence());
@@ -977,7 +977,6 @@ public final class ExchangePipeline implements AutoCloseable
             }
             if (endOfBatch)
             {
-                maybeSnapshot();
                 counters.inputRingOccupancy.setRelease(inputRing.getCursor() - ringSequence);
                 if (outputRing != null)
                 {
@@ -1147,69 +1146,6 @@ public final class ExchangePipeline implements AutoCloseable
             catch (final RuntimeException ex)
             {
                 ctx.log.accept("query " + query + " failed: " + ex);
-            }
-        }
-
-        /**
-         * At the end of a batch, the consistent point: serializes the engine when a snapshot is due or asked for
-         * and hands the bytes to the writer thread, which writes, forces and renames them. While the last one is
-         * still being written, it waits for a later batch.
-         */
-        private void maybeSnapshot()
-        {
-            final boolean due = ctx.snapshotEvery > 0 && sequence - lastSnapshotSequence >= ctx.snapshotEvery;
-            if (!due && !snapshotRequested.get())
-            {
-                return;
-            }
-            if (sequence <= lastSnapshotSequence)
-            {
-                // nothing applied since the last one
-                snapshotRequested.set(false);
-                return;
-            }
-            if (!writer.idle(sequence))
-            {
-                return;
-            }
-            snapshotRequested.set(false);
-            final SnapshotStore.Captured captured = capture();
-            if (captured != null)
-            {
-                writer.write(captured);
-            }
-        }
-
-        /** Close's last word, the writer stopped: a snapshot asked for but put off while one was written is written now. */
-        void snapshotPutOff()
-        {
-            if (snapshotRequested.getAndSet(false) && sequence > lastSnapshotSequence)
-            {
-                final SnapshotStore.Captured captured = capture();
-                if (captured != null)
-                {
-                    writer.persist(captured);
-                }
-            }
-        }
-
-        private SnapshotStore.Captured capture()
-        {
-            final long startNs = ctx.nanoClock.nanoTime();
-            try
-            {
-                lastIndex = commandJournal.lastIndexAppended();
-                final SnapshotStore.Captured captured = SnapshotStore.capture(engine, sequence, lastIndex);
-                lastSnapshotSequence = sequence;
-                lastHash = captured.stateHash();
-                counters.snapshotDurationNs.setRelease(ctx.nanoClock.nanoTime() - startNs);
-                return captured;
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                counters.snapshotFailures.incrementRelease();
-                ctx.log.accept("snapshot at command " + sequence + " failed: " + ex);
-                return null;
             }
         }
 

@@ -1,6 +1,7 @@
 package io.gpux.engine.pipeline;
 
 import io.gpux.engine.command.Command;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.io.IOException;
@@ -31,6 +32,8 @@ public final class Quarantine
     private final Path file;
     private final Long2ObjectHashMap<String> reasons = new Long2ObjectHashMap<>();
     private final StringBuilder text = new StringBuilder();
+    /** Recovery: for each quarantined command it replayed, the last stored event of it that it skipped (0: none). */
+    private final Long2LongHashMap replayed = new Long2LongHashMap(-1);
 
     private Quarantine(final Path file)
     {
@@ -105,6 +108,23 @@ public final class Quarantine
             ch.force(true);
         }
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** Recovery replayed a quarantined command as a TICK and skipped its stored events through {@code lastEvent}. */
+    void replayedAsTick(final long commandSequence, final long lastEvent)
+    {
+        replayed.put(commandSequence, lastEvent);
+    }
+
+    /**
+     * A copy of what recovery replayed as TICKs: command sequence to the last event it skipped, so that another
+     * thread (the snapshot replica) replays those commands the same way, without reading this quarantine.
+     */
+    Long2LongHashMap replayedAsTicks()
+    {
+        final Long2LongHashMap copy = new Long2LongHashMap(-1);
+        replayed.forEachLong(copy::put);
+        return copy;
     }
 
     private void put(final long commandSequence, final String reason)

@@ -142,7 +142,9 @@ public final class Recovery
                 command.reset(CommandType.TICK, command.timeMs);
                 command.sequence = sequence;
                 engine.apply(command);
-                engine.skipEventsThrough(check.dropStoredEventsOf(command.sequence));
+                final long skipped = check.dropStoredEventsOf(command.sequence);
+                engine.skipEventsThrough(skipped);
+                quarantine.replayedAsTick(command.sequence, skipped);
                 quarantined++;
             }
             else

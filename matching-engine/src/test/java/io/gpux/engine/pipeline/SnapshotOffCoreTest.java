@@ -19,14 +19,16 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Snapshots are serialized on the core thread and written, forced and renamed on the snapshot thread: while
- * a write is held the core goes on applying commands; a snapshot asked for meanwhile is put off, not lost;
- * a failed write is logged and counted and the core goes on.
+ * Snapshots are taken by the snapshot replica, an engine of its own that follows the command journal on the
+ * {@code gpux-snapshot} thread: while it is held the core goes on applying and publishing; a snapshot asked for
+ * meanwhile is taken once it gets there, not lost; the replica's snapshot is byte for byte the one the core's
+ * engine would give at the same command; a failed write is logged and counted and the core goes on.
  */
 class SnapshotOffCoreTest
 {
@@ -41,6 +43,7 @@ class SnapshotOffCoreTest
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final List<String> writers = new CopyOnWriteArrayList<>();
+        final List<Long> sequences = new CopyOnWriteArrayList<>();
 
         HeldStore(final Path dir, final int keep)
         {
@@ -51,6 +54,7 @@ class SnapshotOffCoreTest
         public Path persist(final Captured captured) throws IOException
         {
             writers.add(Thread.currentThread().getName());
+            sequences.add(captured.commandSequence());
             entered.countDown();
             try
             {
@@ -104,49 +108,115 @@ class SnapshotOffCoreTest
         }
     }
 
+    private static long counter(final CountersFile file, final CounterDescriptor d)
+    {
+        return CounterValue.find(CounterValue.readAll(new CountersReader(file.metadata(), file.values())), d);
+    }
+
+    private static void await(final String what, final java.util.function.BooleanSupplier done) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, what);
+            Thread.sleep(1);
+        }
+    }
+
     @Test
-    void theCoreAppliesCommandsWhileASnapshotIsBeingWritten() throws Exception
+    void theCoreAppliesAndPublishesWhileTheReplicaIsHeldInASnapshot() throws Exception
     {
         final List<Command> commands = PipelineRecoveryTest.commands(5, 900);
         final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
         final HeldStore[] store = new HeldStore[1];
         final SnapshotStore snapshots = new SnapshotStore(dir.resolve("snapshots"), 3);
-        final ExchangePipeline pipeline = ExchangePipeline.start(context(clock)
-            .snapshotStore((path, keep) -> store[0] = new HeldStore(path, keep)));
-        try (pipeline)
+        final AtomicInteger events = new AtomicInteger();
+        try (ExchangeCounters counters = ExchangeCounters.inFile(dir, System.currentTimeMillis());
+             CountersFile file = CountersFile.open(dir))
         {
-            publish(pipeline, clock, commands.subList(0, 300));
-            awaitApplied(pipeline, 300);
-            pipeline.requestSnapshot();
-            assertTrue(store[0].entered.await(10, TimeUnit.SECONDS), "the write began");
-            final long heldAt = pipeline.appliedCommands();
-
-            // the write is held: the core goes on, and a snapshot asked for now is put off
-            publish(pipeline, clock, commands.subList(300, 900));
-            pipeline.requestSnapshot();
-            awaitApplied(pipeline, heldAt + 601);
-            awaitLog("put off");
-            assertTrue(snapshots.list().isEmpty(), "nothing on disk while the write is held");
-
-            store[0].release.countDown();
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (snapshots.list().isEmpty())
+            final ExchangePipeline pipeline = ExchangePipeline.start(context(clock).counters(counters)
+                .publisher(e -> events.incrementAndGet()).snapshotStore((path, keep) -> store[0] = new HeldStore(path, keep)));
+            try (pipeline)
             {
-                assertTrue(System.nanoTime() < deadline, "the released snapshot reached the disk");
-                Thread.sleep(1);
+                publish(pipeline, clock, commands.subList(0, 300));
+                awaitApplied(pipeline, 300);
+                pipeline.requestSnapshot();
+                assertTrue(store[0].entered.await(10, TimeUnit.SECONDS), "the replica serialized and began the write");
+                assertEquals(List.of(301L), store[0].sequences, "the snapshot covers the commands published before the " +
+                    "request and the TICK the request published after them");
+                final int eventsBefore = events.get();
+
+                // the replica is held: the core applies and publishes, a snapshot asked for now waits for the replica
+                publish(pipeline, clock, commands.subList(300, 900));
+                awaitApplied(pipeline, 901);
+                await("the core published the events of the commands applied meanwhile", () -> events.get() > eventsBefore);
+                pipeline.requestSnapshot();
+                assertTrue(!pipeline.failed());
+                assertTrue(snapshots.list().isEmpty(), "nothing on disk while the write is held");
+                assertEquals(1, store[0].sequences.size(), "the replica is still in the first snapshot");
+
+                store[0].release.countDown();
+                await("the replica caught up and took the snapshot asked for while it was held",
+                    () -> store[0].sequences.size() == 2);
+                assertEquals(902, store[0].sequences.get(1));
+                await("the second snapshot is written", () -> counter(file, CounterDescriptor.SNAPSHOT_SEQUENCE) == 902);
+                await("the lag is back to 0", () -> counter(file, CounterDescriptor.SNAPSHOT_LAG_COMMANDS) == 0);
             }
-            final SnapshotStore.Loaded first = SnapshotStore.load(snapshots.list().get(0), new MatchingEngine(e -> { }));
-            assertEquals(heldAt, first.commandSequence(), "the snapshot covers the commands up to its capture");
+            assertEquals(List.of("gpux-snapshot", "gpux-snapshot"), store[0].writers, "serialized and written off the core thread");
+            final List<Path> files = snapshots.list();
+            assertEquals(2, files.size(), files.toString());
+            final SnapshotStore.Loaded last = SnapshotStore.load(files.get(1), new MatchingEngine(e -> { }));
+            assertEquals(pipeline.appliedCommands(), last.commandSequence());
+            assertEquals(pipeline.lastStateHash(), last.stateHash(), "the replica's state is the core's");
+            assertNotEquals(0, last.journalIndex(), "the snapshot records the journal position it covers");
         }
-        assertEquals(List.of("gpux-snapshot"), store[0].writers.subList(0, 1), "the write ran off the core thread");
-        // the snapshot put off while the first was held is on disk once close returns, at the last command
-        final List<Path> files = snapshots.list();
-        assertEquals(2, files.size(), files.toString());
-        final SnapshotStore.Loaded last = SnapshotStore.load(files.get(1), new MatchingEngine(e -> { }));
-        assertEquals(pipeline.appliedCommands(), last.commandSequence());
-        assertEquals(pipeline.lastStateHash(), last.stateHash());
-        assertNotEquals(0, last.journalIndex(), "the snapshot records the journal position it covers");
-        assertEquals(1, log.stream().filter(m -> m.contains("put off")).count(), "logged once per busy spell: " + log);
+    }
+
+    @Test
+    void theReplicasSnapshotsAreTheCoresStateAtTheSameCommand() throws Exception
+    {
+        final List<Command> commands = PipelineRecoveryTest.commands(9, 1500);
+        final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
+        try (ExchangePipeline pipeline = ExchangePipeline.start(context(clock).snapshotEvery(400).snapshotsKept(10)))
+        {
+            // in steps, so that the core's batches (the journal's documents, where snapshots can be) stay small
+            for (int i = 0; i < commands.size(); i += 50)
+            {
+                publish(pipeline, clock, commands.subList(i, Math.min(commands.size(), i + 50)));
+                awaitApplied(pipeline, Math.min(commands.size(), i + 50));
+            }
+            pipeline.requestSnapshot();
+        }
+        final List<Path> files = new SnapshotStore(dir.resolve("snapshots"), 10).list();
+        assertTrue(files.size() >= 4, "periodic snapshots and the last one asked for: " + files);
+        final SnapshotStore reference = new SnapshotStore(dir.resolve("reference"), 10);
+        try (io.gpux.engine.journal.Journal journal = io.gpux.engine.journal.Journal.openReadOnly(dir.resolve("commands")))
+        {
+            for (final Path file : files)
+            {
+                final SnapshotStore.Loaded taken = SnapshotStore.load(file, new MatchingEngine(e -> { }));
+                // the engine the core runs, fed the journal up to the command the snapshot covers, serialized there
+                final MatchingEngine engine = new MatchingEngine(e -> { });
+                final io.gpux.engine.journal.Journal.Reader reader = journal.reader();
+                final io.gpux.engine.journal.CommandCodec codec = new io.gpux.engine.journal.CommandCodec();
+                final Command c = new Command();
+                long applied = 0;
+                while (applied < taken.commandSequence())
+                {
+                    final int n = reader.next(codec.bytes());
+                    assertTrue(n >= 0, "the journal holds command " + taken.commandSequence());
+                    assertEquals(null, codec.decode(n, c));
+                    engine.apply(c);
+                    applied = c.sequence;
+                }
+                assertTrue(reader.endOfDocument(), "a snapshot covers whole batches");
+                assertEquals(taken.journalIndex(), reader.index());
+                final Path expected = reference.persist(SnapshotStore.capture(engine, applied, reader.index()));
+                assertArrayEquals(java.nio.file.Files.readAllBytes(expected), java.nio.file.Files.readAllBytes(file),
+                    file.getFileName() + " is byte for byte the core's state at command " + applied);
+                reader.close();
+            }
+        }
     }
 
     @Test
@@ -185,7 +255,7 @@ class SnapshotOffCoreTest
             assertEquals(1, CounterValue.find(values, CounterDescriptor.SNAPSHOT_FAILURES));
             assertEquals(1, CounterValue.find(values, CounterDescriptor.SNAPSHOTS));
             assertEquals(pipeline.appliedCommands(), CounterValue.find(values, CounterDescriptor.SNAPSHOT_SEQUENCE));
-            assertTrue(CounterValue.find(values, CounterDescriptor.SNAPSHOT_DURATION_NS) > 0, "the core's stall is timed");
+            assertTrue(CounterValue.find(values, CounterDescriptor.SNAPSHOT_DURATION_NS) > 0, "the serialization is timed");
             assertTrue(CounterValue.find(values, CounterDescriptor.SNAPSHOT_WRITE_NS) > 0, "the write is timed");
         }
         assertTrue(log.stream().anyMatch(m -> m.contains("failed: java.io.IOException: No space left on device")), log.toString());
