@@ -78,7 +78,7 @@ public final class ScaleDay implements Callable<Integer>
     /** What a run measured. */
     record Result(long commands, long leasesStarted, long leasesEnded, long preemptions, long reclaimRequests,
         long reclaimNotices, long released, double wallSeconds, long heapBytes, long snapshotBytes, long snapshotNs,
-        double replayRestartSeconds, long replayedAfterPeriodicSnapshot, double restartSeconds, long replayedOnRestart,
+        long snapshotCloseNs, double replayRestartSeconds, long replayedAfterPeriodicSnapshot, double restartSeconds, long replayedOnRestart,
         Histogram batchNs)
     {
     }
@@ -195,22 +195,33 @@ public final class ScaleDay implements Callable<Integer>
         final double replayRestartSeconds;
         final long replayed;
         final long snapshotNs;
-        try (ExchangePipeline restarted = ExchangePipeline.start(restartContext(data, now)))
+        final long snapshotCloseNs;
+        final ExchangePipeline crashed = ExchangePipeline.start(restartContext(data, now));
+        try
         {
             replayRestartSeconds = (System.nanoTime() - r0) / 1e9;
-            replayed = restarted.recovered().replayedCommands();
-            // the core takes a requested snapshot after its next batch (the snapshot thread writes it): one TICK, timed with it
-            restarted.requestSnapshot();
-            while (!restarted.tryPublish(command(CommandType.TICK)))
+            replayed = crashed.recovered().replayedCommands();
+            // the snapshot replica takes a requested snapshot once it has applied the TICK the request publishes; the
+            // engine thread only journals and applies the TICK, timed here
+            crashed.requestSnapshot();
+            while (!crashed.tryPublish(command(CommandType.TICK)))
             {
-                restarted.poll(batch);
+                crashed.poll(batch);
             }
             final long s0 = System.nanoTime();
-            while (restarted.poll(batch) == 0)
+            while (crashed.poll(batch) == 0)
             {
                 Thread.onSpinWait();
             }
             snapshotNs = System.nanoTime() - s0;
+        }
+        finally
+        {
+            // close waits for the replica: it loads the last periodic snapshot, replays the journal after it, then
+            // serializes and writes the one requested
+            final long c0 = System.nanoTime();
+            crashed.close();
+            snapshotCloseNs = System.nanoTime() - c0;
         }
         final long snapshotBytes = newestSnapshot(data.resolve("snapshots"));
 
@@ -220,10 +231,15 @@ public final class ScaleDay implements Callable<Integer>
         {
             final double restartSeconds = (System.nanoTime() - r1) / 1e9;
             final long replayedOnRestart = restarted.recovered().replayedCommands();
+            // the heap with the snapshot replica's engine too, once it has loaded the snapshot
+            while (restarted.snapshotReplicaSequence() < restarted.appliedCommands())
+            {
+                Thread.sleep(10);
+            }
             final long heap = heapAfterGc();
             final Result res = new Result(d.published, d.started, d.ended, d.preempted, d.reclaims, d.reclaimed,
-                d.releasedCount, d.wall, heap, snapshotBytes, snapshotNs, replayRestartSeconds, replayed, restartSeconds,
-                replayedOnRestart, d.batchNs);
+                d.releasedCount, d.wall, heap, snapshotBytes, snapshotNs, snapshotCloseNs, replayRestartSeconds, replayed,
+                restartSeconds, replayedOnRestart, d.batchNs);
             print(res);
             return res;
         }
@@ -247,13 +263,15 @@ public final class ScaleDay implements Callable<Integer>
             r.reclaimNotices);
         System.out.printf("engine batch time (us): %s (%,d batches)%n", LatencyLine.of(r.batchNs),
             r.batchNs.getTotalCount());
-        System.out.printf("snapshot: %,d bytes, taken in a batch of %.1f ms on the engine thread (written off it)%n", r.snapshotBytes,
-            r.snapshotNs / 1e6);
+        System.out.printf("snapshot: %,d bytes; the engine thread's batch with the TICK that asked for it %.3f ms (the " +
+            "replica serializes and writes it off the thread); close, waiting for the replica to load, catch up and " +
+            "write it: %.2f s%n", r.snapshotBytes, r.snapshotNs / 1e6, r.snapshotCloseNs / 1e9);
         System.out.printf("restart after the day: %.2f s (%,d commands replayed after the last periodic snapshot)%n",
             r.replayRestartSeconds, r.replayedAfterPeriodicSnapshot);
         System.out.printf("restart from the end-of-day snapshot: %.2f s (%,d commands replayed)%n", r.restartSeconds,
             r.replayedOnRestart);
-        System.out.printf("heap used after GC, the restarted exchange holding the day: %,d MiB%n", r.heapBytes >> 20);
+        System.out.printf("heap used after GC, the restarted exchange holding the day (engine and snapshot replica): " +
+            "%,d MiB%n", r.heapBytes >> 20);
     }
 
     private void setup(final Driver d)

@@ -640,6 +640,15 @@ public final class ExchangePipeline implements AutoCloseable
         return core.appliedSequence;
     }
 
+    /**
+     * The last command the snapshot replica has applied (it follows the core off the core thread, and may lag).
+     * Any thread.
+     */
+    public long snapshotReplicaSequence()
+    {
+        return replica.appliedSequence();
+    }
+
     /** The state hash as of the last snapshot, recovery or close; exact only when no producer is publishing. */
     public long lastStateHash()
     {

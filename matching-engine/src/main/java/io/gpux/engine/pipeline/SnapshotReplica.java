@@ -96,6 +96,12 @@ final class SnapshotReplica
         requestedThrough.accumulateAndGet(commandSequence, Math::max);
     }
 
+    /** The last command the replica has applied, at the end of a batch. Any thread. */
+    long appliedSequence()
+    {
+        return appliedSequence;
+    }
+
     /**
      * Sets the lag gauge from another thread (the ticker's, once a second), so that it grows while the replica is
      * busy serializing or writing and cannot set it itself.
@@ -221,8 +227,10 @@ final class SnapshotReplica
     {
         appliedSequence = sequence;
         counters.snapshotLagCommands.setRelease(Math.max(0, counters.commandSequence.get() - sequence));
-        if (sequence <= lastSnapshot)
+        if (sequence <= lastSnapshot || sequence > counters.appliedSequence.get())
         {
+            // nothing new; or ahead of what the core has applied: a command the core failed on (and quarantined)
+            // must never be in a snapshot, so the replica waits for the core before it snapshots
             return;
         }
         final long asked = requestedThrough.get();

@@ -220,6 +220,43 @@ class SnapshotOffCoreTest
     }
 
     @Test
+    void theReplicaReplaysAQuarantinedCommandAsRecoveryDoes() throws Exception
+    {
+        final List<Command> commands = PipelineRecoveryTest.commands(13, 400);
+        final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
+        try (ExchangePipeline pipeline = ExchangePipeline.start(context(clock)))
+        {
+            publish(pipeline, clock, commands.subList(0, 300));
+            awaitApplied(pipeline, 300);
+        }
+        // as if the engine had failed on the last command once its events were journaled: the next start replays
+        // it as a TICK and skips its events' numbers
+        java.nio.file.Files.writeString(dir.resolve(Quarantine.FILE), "300 the engine failed (a test's)\n");
+        final ExchangePipeline restarted = ExchangePipeline.start(context(clock));
+        try (restarted)
+        {
+            assertEquals(1, restarted.recovered().quarantinedCommands());
+            assertTrue(log.stream().anyMatch(m -> m.contains("of quarantined command 300 dropped")), "its events: " + log);
+            publish(restarted, clock, commands.subList(300, 400));
+            awaitApplied(restarted, 400);
+            restarted.requestSnapshot();
+        }
+        final List<Path> files = new SnapshotStore(dir.resolve("snapshots"), 3).list();
+        assertEquals(1, files.size(), files.toString());
+        final SnapshotStore.Loaded taken = SnapshotStore.load(files.get(0), new MatchingEngine(e -> { }));
+        assertEquals(401, taken.commandSequence());
+        assertEquals(restarted.lastStateHash(), taken.stateHash(), "the replica's state is the core's");
+        try (io.gpux.engine.journal.Journal commandJournal = io.gpux.engine.journal.Journal.openReadOnly(dir.resolve("commands"));
+             io.gpux.engine.journal.Journal events = io.gpux.engine.journal.Journal.openReadOnly(dir.resolve("events")))
+        {
+            final Recovery.Result replayed = Recovery.recover(commandJournal, events, null, null, true, Quarantine.load(dir),
+                m -> { });
+            assertEquals(replayed.engine().eventSequence(), taken.eventSequence(), "the same event numbers skipped");
+            assertEquals(replayed.engine().stateHash(), taken.stateHash());
+        }
+    }
+
+    @Test
     void aFailedWriteIsLoggedAndCountedAndTheCoreGoesOn() throws Exception
     {
         final List<Command> commands = PipelineRecoveryTest.commands(7, 400);
