@@ -58,6 +58,10 @@ public final class ScaleDay implements Callable<Integer>
     @Option(names = "--compression", description = "the day lasts 24 h / this much market time (default ${DEFAULT-VALUE})")
     int compression = 96;
 
+    @Option(names = "--portfolio-queries", description = "portfolio queries a second of market time, each of a random " +
+        "renter's account, run on the engine thread as the gateway runs them (default ${DEFAULT-VALUE})")
+    int portfolioQueries;
+
     @Option(names = "--batch", description = "at most this many commands per engine batch (default ${DEFAULT-VALUE})")
     int batch = 256;
 
@@ -79,7 +83,7 @@ public final class ScaleDay implements Callable<Integer>
     record Result(long commands, long leasesStarted, long leasesEnded, long preemptions, long reclaimRequests,
         long reclaimNotices, long released, double wallSeconds, long heapBytes, long snapshotBytes, long snapshotNs,
         long snapshotCloseNs, double replayRestartSeconds, long replayedAfterPeriodicSnapshot, double restartSeconds, long replayedOnRestart,
-        Histogram batchNs)
+        Histogram batchNs, Histogram queryNs)
     {
     }
 
@@ -120,6 +124,8 @@ public final class ScaleDay implements Callable<Integer>
         ctx.polled(() -> { });
         final long dayMs = DAY_MS / compression;
         final SplittableRandom random = new SplittableRandom(seed);
+        // the queries' own random, so that the day is the same with and without them
+        final SplittableRandom queryRandom = new SplittableRandom(seed ^ 0x9e3779b97f4a7c15L);
         final long t0 = System.nanoTime();
         try (ExchangePipeline p = ExchangePipeline.start(ctx))
         {
@@ -183,6 +189,11 @@ public final class ScaleDay implements Callable<Integer>
                 d.drain();
                 d.scheduleReleases(random, now[0], maxLeaseMs);
                 d.repost();
+                for (int q = 0; q < portfolioQueries; q++)
+                {
+                    d.portfolioQuery(renterAccount(queryRandom.nextInt(renters)));
+                }
+                d.drain();
                 d.drain();
             }
             d.wall = (System.nanoTime() - t0) / 1e9;
@@ -239,7 +250,7 @@ public final class ScaleDay implements Callable<Integer>
             final long heap = heapAfterGc();
             final Result res = new Result(d.published, d.started, d.ended, d.preempted, d.reclaims, d.reclaimed,
                 d.releasedCount, d.wall, heap, snapshotBytes, snapshotNs, snapshotCloseNs, replayRestartSeconds, replayed,
-                restartSeconds, replayedOnRestart, d.batchNs);
+                restartSeconds, replayedOnRestart, d.batchNs, d.queryNs);
             print(res);
             return res;
         }
@@ -261,6 +272,11 @@ public final class ScaleDay implements Callable<Integer>
         System.out.printf("leases started %,d, ended %,d (released %,d), preemption notices %,d, reclaims %,d " +
             "(reclaim notices %,d)%n", r.leasesStarted, r.leasesEnded, r.released, r.preemptions, r.reclaimRequests,
             r.reclaimNotices);
+        if (portfolioQueries > 0)
+        {
+            System.out.printf("portfolio queries, each on the engine thread (us): %s (%,d queries)%n",
+                LatencyLine.of(r.queryNs), r.queryNs.getTotalCount());
+        }
         System.out.printf("engine batch time (us): %s (%,d batches)%n", LatencyLine.of(r.batchNs),
             r.batchNs.getTotalCount());
         System.out.printf("snapshot: %,d bytes; the engine thread's batch with the TICK that asked for it %.3f ms (the " +
@@ -345,6 +361,29 @@ public final class ScaleDay implements Callable<Integer>
     {
         ExchangePipeline pipeline;
         final Histogram batchNs = new Histogram(60_000_000_000L, 3);
+        /** Each portfolio query's own time on the engine thread (the batch that runs it is in batchNs too). */
+        final Histogram queryNs = new Histogram(60_000_000_000L, 3);
+        private final io.gpux.gateway.directory.Directory directory = new io.gpux.gateway.directory.Directory();
+
+        /** A portfolio query as the gateway's: the account's orders, leases and machines copied on the engine thread. */
+        void portfolioQuery(final long accountId)
+        {
+            final io.gpux.engine.pipeline.Query query = engine ->
+            {
+                final long t = System.nanoTime();
+                io.gpux.gateway.egress.PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory,
+                    Map.of());
+                queryNs.recordValue(System.nanoTime() - t);
+            };
+            while (!pipeline.tryPublishQuery(query))
+            {
+                if (pipeline.failed())
+                {
+                    throw new IllegalStateException("the pipeline failed: " + pipeline.failureReason());
+                }
+                poll();
+            }
+        }
         final Map<Long, Long> askOfMachine = new HashMap<>();
         final Map<Long, Long> machineOfAsk = new HashMap<>();
         /** lease id to {machine, gpus} */

@@ -11,11 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ScaleDayTest
 {
-    private static ScaleDay.Result day(final Path dir)
+    private static ScaleDay.Result day(final Path dir, final int portfolioQueries)
     {
         final ScaleDay day = new ScaleDay();
         final int rc = new CommandLine(day).execute("--machines", "100", "--renters", "20", "--leases", "500",
-            "--compression", "2880", "--dir", dir.toString());
+            "--compression", "2880", "--portfolio-queries", String.valueOf(portfolioQueries), "--dir", dir.toString());
         assertEquals(0, rc);
         return day.result;
     }
@@ -23,7 +23,7 @@ class ScaleDayTest
     @Test
     void aTinyDayRunsThroughThePipelineAndRestartsFromItsSnapshot(@TempDir final Path a, @TempDir final Path b)
     {
-        final ScaleDay.Result r = day(a);
+        final ScaleDay.Result r = day(a, 0);
         // 30 s of market time: every machine heartbeats 6 times, plus its registration heartbeat
         assertTrue(r.commands() > 100 * 7 + 500, "commands " + r.commands());
         assertTrue(r.leasesStarted() > 0 && r.leasesEnded() > 0, r.toString());
@@ -34,8 +34,12 @@ class ScaleDayTest
         assertEquals(0, r.replayedOnRestart(), "the snapshot taken at the end of the day is the second restart's");
         assertTrue(r.batchNs().getTotalCount() > 0 && r.heapBytes() > 0, r.toString());
 
-        // seeded: the same day again makes the same market
-        final ScaleDay.Result again = day(b);
+        assertEquals(0, r.queryNs().getTotalCount());
+
+        // seeded: the same day again makes the same market, with portfolio queries on the engine thread or without
+        final ScaleDay.Result again = day(b, 3);
+        // 30 s of market time, 3 queries a second
+        assertEquals(90, again.queryNs().getTotalCount());
         assertEquals(r.commands(), again.commands());
         assertEquals(r.leasesStarted(), again.leasesStarted());
         assertEquals(r.leasesEnded(), again.leasesEnded());
