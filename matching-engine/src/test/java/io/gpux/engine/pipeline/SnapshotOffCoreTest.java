@@ -27,8 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Snapshots are taken by the snapshot replica, an engine of its own that follows the command journal on the
  * {@code gpux-snapshot} thread: while it is held the core goes on applying and publishing; a snapshot asked for
- * meanwhile is taken once it gets there, not lost; the replica's snapshot is byte for byte the one the core's
- * engine would give at the same command; a failed write is logged and counted and the core goes on.
+ * meanwhile is taken once it gets there, not lost; its lag is counted while it is held; the replica's snapshot is
+ * byte for byte the one the core's engine would give at the same command, a quarantined command included; a
+ * failed write is logged and counted and the core goes on.
  */
 class SnapshotOffCoreTest
 {
@@ -169,6 +170,32 @@ class SnapshotOffCoreTest
             assertEquals(pipeline.appliedCommands(), last.commandSequence());
             assertEquals(pipeline.lastStateHash(), last.stateHash(), "the replica's state is the core's");
             assertNotEquals(0, last.journalIndex(), "the snapshot records the journal position it covers");
+        }
+    }
+
+    @Test
+    void theLagGrowsWhileTheReplicaIsBusyAndComesBackWhenItCatchesUp() throws Exception
+    {
+        final List<Command> commands = PipelineRecoveryTest.commands(3, 500);
+        final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
+        final HeldStore[] store = new HeldStore[1];
+        try (ExchangeCounters counters = ExchangeCounters.inFile(dir, System.currentTimeMillis());
+             CountersFile file = CountersFile.open(dir))
+        {
+            // the ticker samples the lag once a second, from outside the replica
+            final ExchangePipeline pipeline = ExchangePipeline.start(context(clock).tickIntervalMs(20).counters(counters)
+                .snapshotStore((path, keep) -> store[0] = new HeldStore(path, keep)));
+            try (pipeline)
+            {
+                publish(pipeline, clock, commands.subList(0, 100));
+                pipeline.requestSnapshot();
+                assertTrue(store[0].entered.await(10, TimeUnit.SECONDS), "the replica is in a snapshot");
+                publish(pipeline, clock, commands.subList(100, 500));
+                await("the lag counts the commands the held replica has not applied",
+                    () -> counter(file, CounterDescriptor.SNAPSHOT_LAG_COMMANDS) >= 400);
+                store[0].release.countDown();
+                await("the lag is back to 0", () -> counter(file, CounterDescriptor.SNAPSHOT_LAG_COMMANDS) == 0);
+            }
         }
     }
 
