@@ -2,21 +2,14 @@ package io.gpux.engine.pipeline;
 
 import com.lmax.disruptor.BlockingWaitStrategy;
 import com.lmax.disruptor.BusySpinWaitStrategy;
-import com.lmax.disruptor.EventHandler;
-import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.EventTranslatorOneArg;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.YieldingWaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
-import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.counters.ExchangeCounters;
-import io.gpux.engine.event.Event;
-import io.gpux.engine.event.EventSink;
-import io.gpux.engine.journal.CommandCodec;
-import io.gpux.engine.journal.EventCodec;
 import io.gpux.engine.journal.Journal;
 import io.gpux.engine.journal.Pretoucher;
 import io.gpux.engine.journal.SnapshotStore;
@@ -28,13 +21,11 @@ import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -280,19 +271,40 @@ public final class ExchangePipeline implements AutoCloseable
             }
             return this;
         }
+
+        Path dataDir()
+        {
+            return dataDir;
+        }
+
+        Durability durability()
+        {
+            return durability;
+        }
+
+        int ringSize()
+        {
+            return ringSize;
+        }
+
+        EpochClock clock()
+        {
+            return clock;
+        }
+
+        org.agrona.concurrent.NanoClock nanoClock()
+        {
+            return nanoClock;
+        }
+
+        Consumer<String> log()
+        {
+            return log;
+        }
     }
 
     /** The default free-space floor of the data directory's file system: 64 MiB. */
     public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
-    /** A command batch is written (and applied) once its journal document reaches this size. */
-    private static final int BATCH_BYTES = 512 * 1024;
-    /** The event journal room asked per command of a batch, before its events are known. */
-    private static final long EVENT_BYTES_PER_COMMAND = 256;
-    /**
-     * At most this many commands in a batch, so that the event journal room a batch asks for stays well
-     * inside what the guard reserves ahead of the writer.
-     */
-    private static final int MAX_BATCH_COMMANDS = 2048;
     /** How often the ticker samples the batch times and asks for the markets' figures. */
     private static final long COUNTER_SAMPLE_MS = 1_000;
 
@@ -310,41 +322,38 @@ public final class ExchangePipeline implements AutoCloseable
     private final Context ctx;
     private final Journal commandJournal;
     private final Journal eventJournal;
-    private final SnapshotStore snapshots;
-    private final Quarantine quarantine;
+    private final Recovery.Result recovered;
+    private final JournalSpace space;
+    private final PipelineState state;
     /** The core thread's Disruptor; null when polled. */
     private final Disruptor<CommandSlot> input;
-    /** The consumer of the input ring when polled; else null. */
-    private final EventPoller<CommandSlot> poller;
-    private final PollHandler pollHandler;
+    /** The driver of the core when polled; else null. */
+    private final PolledDriver polledDriver;
     private final Runnable onPublish;
-    private boolean pollStarted;
-    private final Disruptor<EventSlot> output;
     private final RingBuffer<CommandSlot> inputRing;
     private final CoreHandler core;
-    private final Recovery.Result recovered;
+    /** The output thread's Disruptor; null with inline output. */
+    private final Disruptor<EventSlot> output;
+    private final OutputHandler outputHandler;
     /** The command sequence of the RESTART that {@link #goLive()} published, or 0 if none was. */
     private volatile long restartSequence;
     private boolean live;
-    private final AtomicBoolean snapshotRequested = new AtomicBoolean();
+    private volatile boolean running = true;
     private final Thread ticker;
     private final AgentRunner pretoucher;
-    private final JournalSpace space;
-    private volatile boolean running = true;
-    private volatile Throwable failure;
     private boolean closed;
-    private final OutputHandler outputHandler;
 
     private ExchangePipeline(final Context ctx) throws IOException
     {
         this.ctx = ctx.conclude();
         commandJournal = Journal.open(ctx.dataDir.resolve("commands"));
         eventJournal = Journal.open(ctx.dataDir.resolve("events"));
-        snapshots = ctx.snapshotStore.apply(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
+        final SnapshotStore snapshotStore = ctx.snapshotStore.apply(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
+        final Quarantine quarantine;
         try
         {
             quarantine = Quarantine.load(ctx.dataDir);
-            recovered = recoverSkippingPoison();
+            recovered = recoverSkippingPoison(snapshotStore, quarantine);
         }
         catch (final RuntimeException | IOException ex)
         {
@@ -361,6 +370,10 @@ public final class ExchangePipeline implements AutoCloseable
             " replayed after snapshot " + recovered.snapshotSequence() + "), " + recovered.checkedEvents() +
             " events checked, " + recovered.appendedEvents() + " appended");
 
+        space = new JournalSpace(ctx.dataDir, ctx.minFreeBytes, ctx.nanoClock, ctx.log, commandJournal, eventJournal);
+        space.doWork();
+        state = new PipelineState(space);
+
         outputHandler = new OutputHandler(eventJournal, ctx.publishers, ctx.outputRingSize);
         final RingBuffer<EventSlot> outputRing;
         if (ctx.inlineOutput)
@@ -372,32 +385,34 @@ public final class ExchangePipeline implements AutoCloseable
         {
             output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
                 ctx.outputYielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
-            output.setDefaultExceptionHandler(new StopOnError<>("output"));
+            output.setDefaultExceptionHandler(new StopOnError<>("output", state, ctx.log, null));
             output.handleEventsWith(outputHandler);
             outputRing = output.start();
         }
 
-        space = new JournalSpace(ctx.dataDir, ctx.minFreeBytes, ctx.nanoClock, ctx.log, commandJournal, eventJournal);
-        space.doWork();
-        core = new CoreHandler(recovered, outputRing);
+        final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize);
+        final SnapshotStage snapshots = new SnapshotStage(ctx.snapshotEvery, snapshotStore, commandJournal, counters,
+            ctx.nanoClock, ctx.log, recovered);
+        final CoreOutput coreOutput = new CoreOutput(eventJournal, ctx.publishers, outputRing);
         onPublish = ctx.onPublish;
         if (ctx.polled)
         {
             // nobody waits on the ring: the poller is called; publishing must signal nothing
             input = null;
             inputRing = RingBuffer.createMultiProducer(CommandSlot::new, ctx.ringSize, new BusySpinWaitStrategy());
-            poller = inputRing.newPoller();
-            inputRing.addGatingSequences(poller.getSequence());
-            pollHandler = new PollHandler();
+            core = new CoreHandler(ctx, recovered, commandJournal, eventJournal, quarantine, space, state, counters,
+                snapshots, coreOutput, inputRing);
+            polledDriver = new PolledDriver(inputRing, core, new StopOnError<>("core", state, ctx.log, core));
         }
         else
         {
-            poller = null;
-            pollHandler = null;
+            polledDriver = null;
             input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
                 ctx.busySpin ? new BusySpinWaitStrategy() :
                 ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
-            input.setDefaultExceptionHandler(new StopOnError<>("core"));
+            core = new CoreHandler(ctx, recovered, commandJournal, eventJournal, quarantine, space, state, counters,
+                snapshots, coreOutput, input.getRingBuffer());
+            input.setDefaultExceptionHandler(new StopOnError<>("core", state, ctx.log, core));
             input.handleEventsWith(core);
             inputRing = input.start();
         }
@@ -420,7 +435,7 @@ public final class ExchangePipeline implements AutoCloseable
      * Recovers; a command the engine fails on during the replay (one the live core did not get to
      * quarantine) is quarantined by recovery, which then starts over without it.
      */
-    private Recovery.Result recoverSkippingPoison() throws IOException
+    private Recovery.Result recoverSkippingPoison(final SnapshotStore snapshots, final Quarantine quarantine) throws IOException
     {
         while (true)
         {
@@ -475,12 +490,12 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public boolean tryPublishQuery(final Query query)
     {
-        return failure == null && published(inputRing.tryPublishEvent(QUERY, query));
+        return !state.failed() && published(inputRing.tryPublishEvent(QUERY, query));
     }
 
     private boolean accepting()
     {
-        return failure == null && space.refusal() == null;
+        return state.accepting();
     }
 
     /**
@@ -490,19 +505,12 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public String refusal()
     {
-        final Throwable f = failure;
-        return f != null ? stoppedReason(f) : space.refusal();
-    }
-
-    private String stoppedReason(final Throwable f)
-    {
-        return "the exchange core has stopped (" + (f.getMessage() != null ? f.getMessage() : f.getClass().getSimpleName()) +
-            "): see the server log";
+        return state.refusal();
     }
 
     private boolean published(final boolean published)
     {
-        if (published && poller != null)
+        if (published && polledDriver != null)
         {
             onPublish.run();
         }
@@ -519,54 +527,11 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public int poll(final int limit)
     {
-        if (poller == null)
+        if (polledDriver == null)
         {
             throw new IllegalStateException("this pipeline has a core thread of its own");
         }
-        try
-        {
-            if (!pollStarted)
-            {
-                pollStarted = true;
-                core.onStart();
-            }
-            pollHandler.taken = 0;
-            pollHandler.limit = limit;
-            poller.poll(pollHandler);
-            return pollHandler.taken;
-        }
-        catch (final Throwable ex)
-        {
-            try
-            {
-                new StopOnError<CommandSlot>("core").handleEventException(ex, pollHandler.current, null);
-            }
-            catch (final RuntimeException reported)
-            {
-                // reported and remembered: the pipeline accepts nothing more; the polling thread goes on
-            }
-            // the command that failed has been answered with its batch: it is not taken again
-            poller.getSequence().set(pollHandler.current);
-            return 0;
-        }
-    }
-
-    /** Feeds the core handler from the poller, ending the batch at the limit. */
-    private final class PollHandler implements EventPoller.Handler<CommandSlot>
-    {
-        int limit;
-        int taken;
-        long current;
-
-        @Override
-        public boolean onEvent(final CommandSlot slot, final long sequence, final boolean endOfBatch)
-        {
-            current = sequence;
-            taken++;
-            final boolean last = endOfBatch || taken >= limit;
-            core.onEvent(slot, sequence, last);
-            return !last;
-        }
+        return polledDriver.poll(limit);
     }
 
     /**
@@ -584,7 +549,7 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public void requestSnapshot()
     {
-        snapshotRequested.set(true);
+        core.snapshots.request();
         inputRing.tryPublishEvent(TICK, null);
     }
 
@@ -639,14 +604,14 @@ public final class ExchangePipeline implements AutoCloseable
     /** The state hash as of the last snapshot or recovery; exact only when no producer is publishing. */
     public long lastStateHash()
     {
-        return core.lastHash;
+        return core.snapshots.lastHash;
     }
 
     private void tickLoop()
     {
         final long sampleEvery = Math.max(1, COUNTER_SAMPLE_MS / ctx.tickIntervalMs);
         long ticks = 0;
-        while (running)
+        while (running && !state.failed())
         {
             try
             {
@@ -682,18 +647,13 @@ public final class ExchangePipeline implements AutoCloseable
     /** Whether a stage failed; the pipeline then accepts nothing more. */
     public boolean failed()
     {
-        return failure != null;
+        return state.failed();
     }
 
     /** Why the pipeline stopped, in one line, or null while it runs. */
     public String failureReason()
     {
-        final Throwable f = failure;
-        if (f == null)
-        {
-            return null;
-        }
-        return f instanceof Quarantine.PoisonCommandException ? f.getMessage() : f.getClass().getSimpleName() + ": " + f.getMessage();
+        return state.failureReason();
     }
 
     /**
@@ -715,12 +675,12 @@ public final class ExchangePipeline implements AutoCloseable
         closed = true;
         running = false;
         stopTicker();
-        if (poller != null)
+        if (polledDriver != null)
         {
             commandJournal.takeOverWriting();
             eventJournal.takeOverWriting();
         }
-        if (failure == null && !drain(30_000))
+        if (!state.failed() && !drain(30_000))
         {
             ctx.log.accept("pipeline did not drain in 30 s: halting");
         }
@@ -734,11 +694,11 @@ public final class ExchangePipeline implements AutoCloseable
             output.halt();
             awaitStopped(outputHandler.stopped, "output");
         }
-        core.writer.close();
-        if (failure == null)
+        core.snapshots.closeWriter();
+        if (!state.failed())
         {
-            core.snapshotPutOff();
-            core.lastHash = core.engine.stateHash();
+            core.snapshots.writePutOff(core.engine, core.sequence());
+            core.snapshots.lastHash = core.engine.stateHash();
         }
         if (pretoucher != null)
         {
@@ -746,7 +706,7 @@ public final class ExchangePipeline implements AutoCloseable
         }
         commandJournal.takeOverWriting();
         eventJournal.takeOverWriting();
-        if (failure != null)
+        if (state.failed())
         {
             // what the failed batch left unwritten stays so: the journals end with what was written
             commandJournal.discardBatch();
@@ -754,9 +714,9 @@ public final class ExchangePipeline implements AutoCloseable
         }
         commandJournal.close();
         eventJournal.close();
-        if (failure != null)
+        if (state.failed())
         {
-            throw new IllegalStateException("the pipeline stopped on an error", failure);
+            throw new IllegalStateException("the pipeline stopped on an error", state.failure());
         }
     }
 
@@ -797,15 +757,15 @@ public final class ExchangePipeline implements AutoCloseable
     private boolean drain(final long timeoutMs)
     {
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (System.nanoTime() < deadline && failure == null)
+        while (System.nanoTime() < deadline && !state.failed())
         {
             final long published = inputRing.getCursor();
-            if (poller != null)
+            if (polledDriver != null)
             {
                 // the owner has stopped polling and this thread has taken the journals over: it applies what is left
                 poll(Integer.MAX_VALUE);
             }
-            final long applied = poller != null ? poller.getSequence().get() : input.getSequenceValueFor(core);
+            final long applied = polledDriver != null ? polledDriver.sequence() : input.getSequenceValueFor(core);
             if (applied >= published && (output == null ||
                 output.getRingBuffer().getCursor() <= output.getSequenceValueFor(outputHandler)))
             {
@@ -817,600 +777,4 @@ public final class ExchangePipeline implements AutoCloseable
         return false;
     }
 
-    /**
-     * An error in a stage is a bug or a broken disk: the stage stops (nothing more is journaled or
-     * applied, so the journal stays a true history), the error is reported, and tryPublish answers
-     * false from then on.
-     */
-    private final class StopOnError<T> implements com.lmax.disruptor.ExceptionHandler<T>
-    {
-        private final String stage;
-
-        StopOnError(final String stage)
-        {
-            this.stage = stage;
-        }
-
-        @Override
-        public void handleEventException(final Throwable ex, final long sequence, final T event)
-        {
-            if (ex instanceof Quarantine.PoisonCommandException poison)
-            {
-                ctx.log.accept("FATAL: " + poison.getMessage() + ". The command is quarantined and the core has " +
-                    "stopped; restart the exchange: it rebuilds its state from the journal without the command.");
-                failure = ex;
-                running = false;
-                if (core != null && "core".equals(stage))
-                {
-                    // as after any failure of the core: it goes on taking commands only to answer each UNAVAILABLE
-                    core.abandonBatch();
-                    return;
-                }
-                throw poison;
-            }
-            failure = ex;
-            running = false;
-            ctx.log.accept("FATAL: the " + stage + " stage failed at ring sequence " + sequence + ": " + ex);
-            final java.io.StringWriter trace = new java.io.StringWriter();
-            ex.printStackTrace(new java.io.PrintWriter(trace));
-            ctx.log.accept(trace.toString());
-            if (core != null && "core".equals(stage))
-            {
-                // the core goes on taking commands from the ring, only to answer each UNAVAILABLE
-                core.abandonBatch();
-                return;
-            }
-            throw ex instanceof RuntimeException r ? r : new IllegalStateException(ex);
-        }
-
-        @Override
-        public void handleOnStartException(final Throwable ex)
-        {
-            handleEventException(ex, -1, null);
-        }
-
-        @Override
-        public void handleOnShutdownException(final Throwable ex)
-        {
-            ctx.log.accept("the " + stage + " stage failed on shutdown: " + ex);
-        }
-    }
-
-    /** Sequencer, command journal and engine, on one thread. */
-    private final class CoreHandler implements EventHandler<CommandSlot>, EventSink
-    {
-        @Override
-        public void onStart()
-        {
-            commandJournal.takeOverWriting();
-            if (outputRing == null)
-            {
-                eventJournal.takeOverWriting();
-            }
-            for (final EventPublisher p : publishers)
-            {
-                p.onRecovered(engine);
-            }
-        }
-
-        @Override
-        public void onShutdown()
-        {
-            stopped.countDown();
-        }
-
-        /** Counted down when the core thread leaves its loop. */
-        final CountDownLatch stopped = new CountDownLatch(1);
-        private final MatchingEngine engine;
-        private final EventPublisher[] publishers = ctx.publishers.toArray(new EventPublisher[0]);
-        private final CommandCodec commandCodec = new CommandCodec();
-        private final EventCodec eventCodec = new EventCodec();
-        private final RingBuffer<EventSlot> outputRing;
-        /** Inline output: the batch's events and completions, in order, published once the batch's events are journaled. */
-        private Output[] outputs = new Output[1024];
-        private int outputCount;
-        /** The next output to hand to the publishers (those before it were handed over). */
-        private int outputsPublished;
-        private final CommandSlot[] batch;
-        private int batchSize;
-        private long sequence;
-        private long lastIndex;
-        private long lastTime;
-        private long lastSnapshotSequence;
-        final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize);
-        final SnapshotWriter writer = new SnapshotWriter(snapshots, counters, ctx.nanoClock, ctx.log);
-        volatile long appliedSequence;
-        volatile long lastHash;
-
-        CoreHandler(final Recovery.Result recovered, final RingBuffer<EventSlot> outputRing)
-        {
-            engine = recovered.engine();
-            sequence = recovered.commandSequence();
-            lastIndex = recovered.commandIndex();
-            lastSnapshotSequence = recovered.snapshotSequence();
-            counters.snapshotSequence.setRelease(lastSnapshotSequence);
-            counters.commandSequence.setRelease(sequence);
-            counters.appliedSequence.setRelease(sequence);
-            counters.eventSequence.setRelease(engine.eventSequence());
-            lastTime = Math.max(0, engine.lastCommandTime());
-            appliedSequence = sequence;
-            lastHash = engine.stateHash();
-            this.outputRing = outputRing;
-            batch = new CommandSlot[Math.min(ctx.ringSize, MAX_BATCH_COMMANDS)];
-            engine.sink(this);
-        }
-
-        @Override
-        public void onEvent(final CommandSlot slot, final long ringSequence, final boolean endOfBatch)
-        {
-            if (failure != null)
-            {
-                // stopped: nothing more is journaled or applied; a waiting producer hears why
-                slot.query = null;
-                if (slot.correlation != 0)
-                {
-                    refused(slot.correlation, refusal());
-                }
-                return;
-            }
-            if (slot.query != null)
-            {
-                applyBatch();
-                runQuery(slot);
-            }
-            else
-            {
-                final Command command = slot.command;
-                if (batchSize == 0)
-                {
-                    // one reading of the clock per batch: a batch is what arrived while the last one ran
-                    lastTime = Math.max(lastTime, ctx.clock.time());
-                }
-                command.timeMs = lastTime;
-                command.sequence = ++sequence;
-                batch[batchSize++] = slot;
-                commandJournal.add(commandCodec.bytes(), commandCodec.encode(command));
-                if (endOfBatch || batchSize == batch.length || commandJournal.pendingBytes() >= BATCH_BYTES)
-                {
-                    applyBatch();
-                }
-            }
-            if (endOfBatch)
-            {
-                maybeSnapshot();
-                counters.inputRingOccupancy.setRelease(inputRing.getCursor() - ringSequence);
-                if (outputRing != null)
-                {
-                    counters.outputRingOccupancy.setRelease(outputRing.getCursor() - outputRing.getMinimumGatingSequence());
-                }
-            }
-        }
-
-        /** Journals the batch (msync in SYNC), applies it, publishes its events and completions. */
-        private void applyBatch()
-        {
-            if (batchSize == 0)
-            {
-                return;
-            }
-            final boolean floorHolds = space.refusal() == null;
-            if (!commandJournal.hasRoom(Journal.SLACK_BYTES, floorHolds) ||
-                !eventJournal.hasRoom(Journal.SLACK_BYTES + batchSize * EVENT_BYTES_PER_COMMAND, floorHolds))
-            {
-                refuseBatch();
-                return;
-            }
-            final long startNs = counters.batchStart(ctx.nanoClock);
-            commandJournal.endBatch();
-            if (ctx.durability == Durability.SYNC)
-            {
-                commandJournal.sync();
-            }
-            counters.commandSequence.setRelease(sequence);
-            final int applied = batchSize;
-            for (int i = 0; i < batchSize; i++)
-            {
-                final CommandSlot slot = batch[i];
-                try
-                {
-                    engine.apply(slot.command);
-                }
-                catch (final OutputFailure ex)
-                {
-                    // the event journal failed, not the engine
-                    throw ex;
-                }
-                catch (final RuntimeException | AssertionError ex)
-                {
-                    throw poisoned(slot.command, ex);
-                }
-                if (slot.correlation != 0)
-                {
-                    completion(slot.command.sequence, slot.correlation);
-                }
-                batch[i] = null;
-            }
-            batchSize = 0;
-            if (outputRing == null)
-            {
-                eventJournal.endBatch();
-                publishOutputs();
-            }
-            appliedSequence = sequence;
-            for (final EventPublisher p : publishers)
-            {
-                p.onBatchApplied(engine);
-            }
-            counters.onBatch(applied, sequence, engine.eventSequence(), ctx.nanoClock, startNs);
-        }
-
-        /**
-         * The journals have no room reserved for this batch: nothing of it is written or applied, its
-         * sequence numbers are given back, and each waiting producer is answered why.
-         */
-        private void refuseBatch()
-        {
-            commandJournal.discardBatch();
-            sequence -= batchSize;
-            final String reason = space.refusal() != null ? space.refusal() :
-                "journal disk full: no space could be reserved for the journals under " + ctx.dataDir;
-            for (int i = 0; i < batchSize; i++)
-            {
-                if (batch[i].correlation != 0)
-                {
-                    refused(batch[i].correlation, reason);
-                }
-                batch[i] = null;
-            }
-            batchSize = 0;
-        }
-
-        /**
-         * After a failure in the middle of a batch: its commands, journaled or not, applied or not, are
-         * not acknowledged; each waiting producer is answered that the core has stopped, and the
-         * batch's unpublished output is dropped.
-         */
-        void abandonBatch()
-        {
-            final String reason = refusal();
-            for (int i = outputsPublished; i < outputCount; i++)
-            {
-                if (outputs[i].completion)
-                {
-                    refused(outputs[i].correlation, reason);
-                }
-            }
-            outputCount = 0;
-            outputsPublished = 0;
-            for (int i = 0; i < batchSize; i++)
-            {
-                if (batch[i] != null && batch[i].correlation != 0)
-                {
-                    refused(batch[i].correlation, reason);
-                }
-                batch[i] = null;
-            }
-            batchSize = 0;
-        }
-
-        private void refused(final long correlation, final String reason)
-        {
-            if (outputRing == null)
-            {
-                for (final EventPublisher p : publishers)
-                {
-                    p.onCommandRefused(correlation, reason);
-                }
-                return;
-            }
-            final long at = outputRing.next();
-            outputRing.get(at).refusal(correlation, reason);
-            outputRing.publish(at);
-        }
-
-        /**
-         * The engine failed on a command, half way through it perhaps: its state can no longer be trusted.
-         * The command is quarantined, nothing of the batch's output leaves (inline output: its events are
-         * not written; a restart regenerates those of the commands before it), and the core stops. The
-         * restart rebuilds the state from the journal, replaying the command as a TICK.
-         */
-        private Quarantine.PoisonCommandException poisoned(final Command command, final Throwable ex)
-        {
-            final String reason = Quarantine.describe(command, ex);
-            try
-            {
-                quarantine.add(command.sequence, reason);
-            }
-            catch (final IOException io)
-            {
-                ctx.log.accept("could not record the quarantine of command " + command.sequence + ": " + io +
-                    "; the next start quarantines it when it fails on it again");
-            }
-            if (outputRing == null)
-            {
-                eventJournal.discardBatch();
-                outputCount = 0;
-            }
-            // the batch's commands are answered UNAVAILABLE by abandonBatch(), once the failure is reported
-            return new Quarantine.PoisonCommandException(command.sequence, reason, ex);
-        }
-
-        /** A failing query is the query's bug: reported, and the exchange goes on. */
-        private void runQuery(final CommandSlot slot)
-        {
-            final Query query = slot.query;
-            slot.query = null;
-            try
-            {
-                query.run(engine);
-            }
-            catch (final RuntimeException ex)
-            {
-                ctx.log.accept("query " + query + " failed: " + ex);
-            }
-        }
-
-        /**
-         * At the end of a batch, the consistent point: serializes the engine when a snapshot is due or asked for
-         * and hands the bytes to the writer thread, which writes, forces and renames them. While the last one is
-         * still being written, it waits for a later batch.
-         */
-        private void maybeSnapshot()
-        {
-            final boolean due = ctx.snapshotEvery > 0 && sequence - lastSnapshotSequence >= ctx.snapshotEvery;
-            if (!due && !snapshotRequested.get())
-            {
-                return;
-            }
-            if (sequence <= lastSnapshotSequence)
-            {
-                // nothing applied since the last one
-                snapshotRequested.set(false);
-                return;
-            }
-            if (!writer.idle(sequence))
-            {
-                return;
-            }
-            snapshotRequested.set(false);
-            final SnapshotStore.Captured captured = capture();
-            if (captured != null)
-            {
-                writer.write(captured);
-            }
-        }
-
-        /** Close's last word, the writer stopped: a snapshot asked for but put off while one was written is written now. */
-        void snapshotPutOff()
-        {
-            if (snapshotRequested.getAndSet(false) && sequence > lastSnapshotSequence)
-            {
-                final SnapshotStore.Captured captured = capture();
-                if (captured != null)
-                {
-                    writer.persist(captured);
-                }
-            }
-        }
-
-        private SnapshotStore.Captured capture()
-        {
-            final long startNs = ctx.nanoClock.nanoTime();
-            try
-            {
-                lastIndex = commandJournal.lastIndexAppended();
-                final SnapshotStore.Captured captured = SnapshotStore.capture(engine, sequence, lastIndex);
-                lastSnapshotSequence = sequence;
-                lastHash = captured.stateHash();
-                counters.snapshotDurationNs.setRelease(ctx.nanoClock.nanoTime() - startNs);
-                return captured;
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                counters.snapshotFailures.incrementRelease();
-                ctx.log.accept("snapshot at command " + sequence + " failed: " + ex);
-                return null;
-            }
-        }
-
-        /**
-         * An engine event: encoded into the event journal's batch and kept for the publishers (inline),
-         * or handed to the output thread.
-         */
-        @Override
-        public void onEvent(final Event event)
-        {
-            try
-            {
-                counters.onEvent(event, engine);
-                output(event);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new OutputFailure(ex);
-            }
-        }
-
-        private void output(final Event event)
-        {
-            final int length = eventCodec.encode(event);
-            if (outputRing == null)
-            {
-                eventJournal.add(eventCodec.bytes(), length);
-                if (publishers.length > 0)
-                {
-                    nextOutput().event.copyFrom(event);
-                }
-                return;
-            }
-            final long at = outputRing.next();
-            outputRing.get(at).set(eventCodec.bytes(), length);
-            outputRing.publish(at);
-        }
-
-        private void completion(final long commandSequence, final long correlation)
-        {
-            if (outputRing == null)
-            {
-                if (publishers.length > 0)
-                {
-                    nextOutput().completion(commandSequence, correlation);
-                }
-                return;
-            }
-            final long at = outputRing.next();
-            outputRing.get(at).completion(commandSequence, correlation);
-            outputRing.publish(at);
-        }
-
-        private Output nextOutput()
-        {
-            if (outputCount == outputs.length)
-            {
-                outputs = java.util.Arrays.copyOf(outputs, outputCount * 2);
-            }
-            Output out = outputs[outputCount];
-            if (out == null)
-            {
-                out = new Output();
-                outputs[outputCount] = out;
-            }
-            outputCount++;
-            out.completion = false;
-            return out;
-        }
-
-        /** Inline output, after the batch's events are in the event journal: to the publishers, in order. */
-        private void publishOutputs()
-        {
-            for (; outputsPublished < outputCount; outputsPublished++)
-            {
-                final Output out = outputs[outputsPublished];
-                for (final EventPublisher p : publishers)
-                {
-                    if (out.completion)
-                    {
-                        p.onCommandComplete(out.commandSequence, out.correlation);
-                    }
-                    else
-                    {
-                        p.onEvent(out.event);
-                    }
-                }
-            }
-            outputCount = 0;
-            outputsPublished = 0;
-        }
-    }
-
-    /** The event journal or the output ring failed while the engine was emitting an event. */
-    private static final class OutputFailure extends RuntimeException
-    {
-        OutputFailure(final RuntimeException cause)
-        {
-            super("writing an event failed: " + cause, cause);
-        }
-    }
-
-    /** An event or a command's completion waiting for its batch's events to be journaled (inline output). */
-    private static final class Output
-    {
-        final Event event = new Event();
-        boolean completion;
-        long commandSequence;
-        long correlation;
-
-        void completion(final long commandSequence, final long correlation)
-        {
-            completion = true;
-            this.commandSequence = commandSequence;
-            this.correlation = correlation;
-        }
-    }
-
-    /** Event journal, then every publisher, on the output thread. */
-    private static final class OutputHandler implements EventHandler<EventSlot>
-    {
-        private final Journal journal;
-        private final EventPublisher[] publishers;
-        private final EventCodec codec = new EventCodec();
-        private final Event event = new Event();
-        private final EventSlot[] pending;
-        private int pendingCount;
-
-        OutputHandler(final Journal journal, final List<EventPublisher> publishers, final int ringSize)
-        {
-            this.journal = journal;
-            this.publishers = publishers.toArray(new EventPublisher[0]);
-            pending = new EventSlot[ringSize];
-        }
-
-        /** Counted down when the output thread leaves its loop. */
-        final CountDownLatch stopped = new CountDownLatch(1);
-
-        @Override
-        public void onStart()
-        {
-            journal.takeOverWriting();
-        }
-
-        @Override
-        public void onShutdown()
-        {
-            stopped.countDown();
-        }
-
-        @Override
-        public void onEvent(final EventSlot slot, final long sequence, final boolean endOfBatch)
-        {
-            if (!slot.completion)
-            {
-                journal.add(slot.bytes, slot.length);
-            }
-            pending[pendingCount++] = slot;
-            if (endOfBatch || pendingCount == pending.length || journal.pendingBytes() >= BATCH_BYTES)
-            {
-                journal.endBatch();
-                for (int i = 0; i < pendingCount; i++)
-                {
-                    publish(pending[i]);
-                    pending[i] = null;
-                }
-                pendingCount = 0;
-            }
-        }
-
-        private void publish(final EventSlot slot)
-        {
-            if (publishers.length == 0)
-            {
-                return;
-            }
-            if (slot.completion)
-            {
-                for (final EventPublisher p : publishers)
-                {
-                    if (slot.refusal != null)
-                    {
-                        p.onCommandRefused(slot.correlation, slot.refusal);
-                    }
-                    else
-                    {
-                        p.onCommandComplete(slot.commandSequence, slot.correlation);
-                    }
-                }
-                return;
-            }
-            System.arraycopy(slot.bytes, 0, codec.bytes(), 0, slot.length);
-            final String problem = codec.decode(slot.length, event);
-            if (problem != null)
-            {
-                throw new UncheckedIOException(new IOException("event record does not decode: " + problem));
-            }
-            for (final EventPublisher p : publishers)
-            {
-                p.onEvent(event);
-            }
-        }
-    }
 }
