@@ -214,7 +214,10 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
-        /** The clock the journal space guard paces its free-space checks by, and the core times its batches by. */
+        /**
+         * The clock the ticker paces its TICKs by, the journal space guard its free-space checks, and the core
+         * times its batches by; a test moves it by hand.
+         */
         public Context nanoClock(final org.agrona.concurrent.NanoClock v)
         {
             nanoClock = v;
@@ -305,12 +308,8 @@ public final class ExchangePipeline implements AutoCloseable
 
     /** The default free-space floor of the data directory's file system: 64 MiB. */
     public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
-    /** How often the ticker samples the batch times and asks for the markets' figures. */
-    private static final long COUNTER_SAMPLE_MS = 1_000;
 
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
-    private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
-        (slot, seq, unused) -> slot.command().reset(CommandType.TICK, 0);
     private static final EventTranslatorOneArg<CommandSlot, Object> RESTART =
         (slot, seq, unused) -> slot.command().reset(CommandType.RESTART, 0);
     private static final EventTranslatorOneArg<CommandSlot, Query> QUERY = (slot, seq, query) ->
@@ -338,8 +337,8 @@ public final class ExchangePipeline implements AutoCloseable
     /** The command sequence of the RESTART that {@link #goLive()} published, or 0 if none was. */
     private volatile long restartSequence;
     private boolean live;
-    private volatile boolean running = true;
-    private final Thread ticker;
+    /** The ticker's runner; null when no TICK is injected. */
+    private final AgentRunner ticker;
     private final AgentRunner pretoucher;
     private boolean closed;
 
@@ -423,8 +422,9 @@ public final class ExchangePipeline implements AutoCloseable
             ctx.pretouch ? new CompositeAgent(space, new Pretoucher(ctx.log, commandJournal, eventJournal)) : space);
         AgentRunner.startOnThread(pretoucher, daemonThreads("gpux-pretouch"));
 
-        ticker = new Thread(this::tickLoop, "gpux-ticker");
-        ticker.setDaemon(true);
+        ticker = ctx.tickIntervalMs == 0 ? null : new AgentRunner(new SleepingMillisIdleStrategy(ctx.tickIntervalMs),
+            ex -> ctx.log.accept("ticker: " + ex), null,
+            new Ticker(ctx.nanoClock, ctx.tickIntervalMs, inputRing, counters, this::tryPublishQuery, state::failed));
         if (!ctx.announceRestart)
         {
             goLive();
@@ -550,7 +550,7 @@ public final class ExchangePipeline implements AutoCloseable
     public void requestSnapshot()
     {
         core.snapshots.request();
-        inputRing.tryPublishEvent(TICK, null);
+        inputRing.tryPublishEvent(Ticker.TICK, null);
     }
 
     public Recovery.Result recovered()
@@ -580,9 +580,9 @@ public final class ExchangePipeline implements AutoCloseable
             published(true);
             restartSequence = recovered.commandSequence() + 1;
         }
-        if (ctx.tickIntervalMs > 0)
+        if (ticker != null)
         {
-            ticker.start();
+            AgentRunner.startOnThread(ticker, daemonThreads("gpux-ticker"));
         }
     }
 
@@ -605,43 +605,6 @@ public final class ExchangePipeline implements AutoCloseable
     public long lastStateHash()
     {
         return core.snapshots.lastHash;
-    }
-
-    private void tickLoop()
-    {
-        final long sampleEvery = Math.max(1, COUNTER_SAMPLE_MS / ctx.tickIntervalMs);
-        long ticks = 0;
-        while (running && !state.failed())
-        {
-            try
-            {
-                Thread.sleep(ctx.tickIntervalMs);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            inputRing.tryPublishEvent(TICK, null);
-            if (++ticks % sampleEvery == 0)
-            {
-                sampleCounters();
-            }
-        }
-    }
-
-    /** Ticker: the last window of batch times, and a read of the markets' figures on the core thread. */
-    private void sampleCounters()
-    {
-        final CoreCounters counters = core.counters;
-        counters.sampleBatchTimes();
-        if (!counters.marketFiguresPending)
-        {
-            counters.marketFiguresPending = true;
-            if (!tryPublishQuery(counters.marketFigures))
-            {
-                counters.marketFiguresPending = false;
-            }
-        }
     }
 
     /** Whether a stage failed; the pipeline then accepts nothing more. */
@@ -673,8 +636,11 @@ public final class ExchangePipeline implements AutoCloseable
             return;
         }
         closed = true;
-        running = false;
-        stopTicker();
+        if (ticker != null)
+        {
+            // it sleeps between ticks: woken at once, it leaves its loop with nothing left to do
+            ticker.close(1, Thread::interrupt);
+        }
         if (polledDriver != null)
         {
             commandJournal.takeOverWriting();
@@ -717,23 +683,6 @@ public final class ExchangePipeline implements AutoCloseable
         if (state.failed())
         {
             throw new IllegalStateException("the pipeline stopped on an error", state.failure());
-        }
-    }
-
-    private void stopTicker()
-    {
-        ticker.interrupt();
-        if (!ticker.isAlive())
-        {
-            return;
-        }
-        try
-        {
-            ticker.join();
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
         }
     }
 
