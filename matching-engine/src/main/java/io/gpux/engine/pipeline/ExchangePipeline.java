@@ -57,16 +57,16 @@ import java.util.function.Consumer;
  */
 public final class ExchangePipeline implements AutoCloseable
 {
-    /** Settings, with defaults. */
+    /** Settings, with the defaults of {@link PipelineConfiguration}. */
     public static final class Context
     {
         private Path dataDir;
         private Durability durability = Durability.ASYNC;
-        private int ringSize = 1 << 14;
-        private int outputRingSize = 1 << 16;
-        private long tickIntervalMs = 100;
-        private long snapshotEvery = 1_000_000;
-        private int snapshotsKept = 3;
+        private int ringSize = PipelineConfiguration.ringSize();
+        private int outputRingSize = PipelineConfiguration.outputRingSize();
+        private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
+        private long snapshotEvery = PipelineConfiguration.snapshotEvery();
+        private int snapshotsKept = PipelineConfiguration.snapshotsKept();
         private EpochClock clock = SystemEpochClock.INSTANCE;
         private final List<EventPublisher> publishers = new ArrayList<>();
         private Consumer<String> log = System.err::println;
@@ -78,7 +78,7 @@ public final class ExchangePipeline implements AutoCloseable
         private boolean polled;
         private boolean announceRestart;
         private Runnable onPublish = () -> { };
-        private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
+        private long minFreeBytes = PipelineConfiguration.minFreeBytes();
         private org.agrona.concurrent.NanoClock nanoClock = org.agrona.concurrent.SystemNanoClock.INSTANCE;
         private ExchangeCounters counters;
         private java.util.function.BiFunction<Path, Integer, SnapshotStore> snapshotStore = SnapshotStore::new;
@@ -199,7 +199,7 @@ public final class ExchangePipeline implements AutoCloseable
 
         /**
          * The free space the data directory's file system must keep: below it new commands are refused
-         * (UNAVAILABLE, with the reason) until space comes back. Default {@value #DEFAULT_MIN_FREE_BYTES} bytes.
+         * (UNAVAILABLE, with the reason) until space comes back. Default 64 MiB ({@link PipelineConfiguration#MIN_FREE_BYTES_PROP}).
          */
         public Context minFreeBytes(final long v)
         {
@@ -275,39 +275,62 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
-        Path dataDir()
+        public Path dataDir()
         {
             return dataDir;
         }
 
-        Durability durability()
+        public Durability durability()
         {
             return durability;
         }
 
-        int ringSize()
+        public int ringSize()
         {
             return ringSize;
         }
 
-        EpochClock clock()
+        public int outputRingSize()
+        {
+            return outputRingSize;
+        }
+
+        public long tickIntervalMs()
+        {
+            return tickIntervalMs;
+        }
+
+        public long snapshotEvery()
+        {
+            return snapshotEvery;
+        }
+
+        public int snapshotsKept()
+        {
+            return snapshotsKept;
+        }
+
+        public long minFreeBytes()
+        {
+            return minFreeBytes;
+        }
+
+        public EpochClock clock()
         {
             return clock;
         }
 
-        org.agrona.concurrent.NanoClock nanoClock()
+        public org.agrona.concurrent.NanoClock nanoClock()
         {
             return nanoClock;
         }
 
-        Consumer<String> log()
+        public Consumer<String> log()
         {
             return log;
         }
     }
 
-    /** The default free-space floor of the data directory's file system: 64 MiB. */
-    public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
 
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> RESTART =
