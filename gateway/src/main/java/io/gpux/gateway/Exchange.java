@@ -91,7 +91,8 @@ import java.util.function.Consumer;
  *   <li><b>dedicated</b>: the event loop, a core thread (the pipeline's Disruptor consumer) and an
  *   egress thread that backs off when idle and is woken by the core after each batch.</li>
  * </ul>
- * Either way there are also the acceptor, the ticker and the journals' pretoucher, all mostly asleep.
+ * Either way there are also the acceptor, the ticker, the snapshot writer and the journals' pretoucher,
+ * all mostly asleep; {@link ExchangePipeline} describes every thread in one place.
  */
 public final class Exchange implements AutoCloseable
 {

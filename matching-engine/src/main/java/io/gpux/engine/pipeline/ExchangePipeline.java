@@ -30,30 +30,50 @@ import java.util.function.Consumer;
 
 /**
  * The exchange core: the deterministic engine behind LMAX Disruptor rings, with a Chronicle Queue
- * command journal, an event journal, snapshots and recovery.
+ * command journal, an event journal, snapshots and recovery. This class only builds the stages and wires
+ * them; each stage is a class of its own, with its state.
  *
  * <pre>
- *  producers --tryPublish--> [input ring, multi-producer]
+ *  producers --tryPublish--> [input ring, multi-producer] <--TICK-- Ticker
  *                               |
- *                      core thread: sequencer (stamp time + sequence)
- *                               -> command journal (one document per batch; msync in SYNC)
- *                               -> engine (apply the batch)
- *                               -> event journal (one document per batch) -> publishers
+ *            CoreHandler: sequencer (stamp time + sequence)
+ *                         -> command journal (one document per batch; msync in SYNC)
+ *                         -> engine (apply the batch; queries run between commands)
+ *                         -> CoreOutput: event journal (one document per batch) -> publishers
+ *                            or [output ring] -> OutputHandler: event journal -> publishers
+ *                         -> SnapshotStage (end of batch) --bytes--> SnapshotWriter
  * </pre>
  *
- * One busy thread, for a 2-core machine: the core thread does the sequencing, journaling, matching
- * and event journaling, each stage strictly after the previous for every command, so no event can
- * leave before its command is journaled, and the other core is left to the network and the OS. As an
- * option ({@link Context#inlineOutput}), the event journal and the publishers run on an output thread
- * behind an output ring instead. Two mostly sleeping threads help: a ticker injects a TICK every
- * {@code tickIntervalMs} so that timers fire when the market is quiet, and one that runs the
- * {@link JournalSpace} guard (journal space reserved ahead of the writers, the free-space floor) and a
- * {@link Pretoucher} (the journals' page faults taken before the core thread gets to them).
+ * <p><b>Threads.</b> Every thread of the exchange, in one place (the gateway's {@code Exchange} adds the network side):
+ * <ul>
+ *   <li><b>core</b> ({@code gpux-core}, busy): the {@link CoreHandler}, a Disruptor consumer of the input
+ *   ring; or, {@linkplain Context#polled polled}, no thread of its own: the {@link PolledDriver} runs the
+ *   same handler on the owner's thread, the gateway's event loop in its shared layout. Sequencing,
+ *   journaling, matching and the event journal run one after the other for every command, so no event
+ *   leaves before its command is journaled. On a 2-core machine this is the one busy thread, and the
+ *   other core is left to the network and the OS.</li>
+ *   <li><b>output</b> ({@code gpux-output}, only without {@linkplain Context#inlineOutput inline output}):
+ *   the {@link OutputHandler} writes the event journal and calls the publishers behind an output ring.</li>
+ *   <li><b>snapshot</b> ({@code gpux-snapshot}, mostly idle): the {@link SnapshotWriter} writes, forces and
+ *   renames the bytes the core serialized at the end of a batch.</li>
+ *   <li><b>ticker</b> ({@code gpux-ticker}, mostly asleep): the {@link Ticker} agent injects a TICK every
+ *   {@code tickIntervalMs} of the injected {@linkplain Context#nanoClock clock}, so that timers fire when the
+ *   market is quiet, and samples the core's counters once a second.</li>
+ *   <li><b>journal space</b> ({@code gpux-pretouch}, mostly asleep): the {@link JournalSpace} guard (journal
+ *   space reserved ahead of the writers, the free-space floor) and the {@link Pretoucher} (the journals'
+ *   page faults taken before the core gets to them), as one composite agent.</li>
+ *   <li>in the gateway: the Netty <b>event loop</b>, which decodes and publishes commands (and, in the
+ *   shared layout, also polls this pipeline and runs the egress); the <b>egress</b> thread in the dedicated
+ *   layout, which tails the event journal and answers the sessions; and the acceptor.</li>
+ * </ul>
+ * Producers on any thread publish without blocking ({@link #tryPublish}); every other crossing between
+ * threads is a ring, a queue or the event journal (which the egress tails), and only the core writes the
+ * engine's state.
  *
  * <p>A full disk: the core writes a batch only into journal space reserved for it and refuses (neither
  * journals nor applies) a batch that does not fit; producers are refused at the door while the disk is
- * under its floor ({@link #refusal()}). A failure of any stage stops the core: from then on it answers
- * every command still in the ring, and those of the batch it failed in, as refused.
+ * under its floor ({@link #refusal()}). A failure of any stage stops the core ({@link StopOnError}): from
+ * then on it answers every command still in the ring, and those of the batch it failed in, as refused.
  */
 public final class ExchangePipeline implements AutoCloseable
 {
