@@ -8,6 +8,7 @@ import io.gpux.engine.counters.ExchangeCounters;
 import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.engine.pipeline.PipelineConfiguration;
 import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.auth.LoginThrottle;
@@ -90,14 +91,15 @@ import java.util.function.Consumer;
  *   <li><b>dedicated</b>: the event loop, a core thread (the pipeline's Disruptor consumer) and an
  *   egress thread that backs off when idle and is woken by the core after each batch.</li>
  * </ul>
- * Either way there are also the acceptor, the ticker and the journals' pretoucher, all mostly asleep.
+ * Either way there are also the acceptor, the ticker, the snapshot writer and the journals' pretoucher,
+ * all mostly asleep; {@link ExchangePipeline} describes every thread in one place.
  */
 public final class Exchange implements AutoCloseable
 {
     /** The length prefix before each frame's Envelope; {@code maxFrameBytes} counts the Envelope alone. */
     static final int FRAME_PREFIX_BYTES = 4;
 
-    /** Settings, with the defaults of {@link GatewayConfiguration}. */
+    /** Settings, with the defaults of {@link GatewayConfiguration} and, for the core, {@link PipelineConfiguration}. */
     public static final class Context
     {
         private Path dataDir = Path.of("data");
@@ -136,13 +138,13 @@ public final class Exchange implements AutoCloseable
             GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_DEFAULT);
         private int maxResends = GatewayConfiguration.intProp(
             GatewayConfiguration.MAX_RESENDS_PROP, GatewayConfiguration.MAX_RESENDS_DEFAULT);
-        private long tickIntervalMs = 100;
-        private long snapshotEvery = 1_000_000;
+        private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
+        private long snapshotEvery = PipelineConfiguration.snapshotEvery();
         private boolean sharedLoop = !"dedicated".equals(
             System.getProperty(GatewayConfiguration.THREADS_PROP, GatewayConfiguration.THREADS_DEFAULT));
         private long spinMicros = GatewayConfiguration.longProp(GatewayConfiguration.SPIN_PROP, GatewayConfiguration.SPIN_DEFAULT);
         private EpochClock clock = SystemEpochClock.INSTANCE;
-        private long minFreeBytes = ExchangePipeline.DEFAULT_MIN_FREE_BYTES;
+        private long minFreeBytes = PipelineConfiguration.minFreeBytes();
         private EpochClock authClock = SystemEpochClock.INSTANCE;
         private Consumer<String> log = System.err::println;
         private ServerTls tls;
@@ -375,6 +377,21 @@ public final class Exchange implements AutoCloseable
         {
             snapshotEvery = v;
             return this;
+        }
+
+        public long tickIntervalMs()
+        {
+            return tickIntervalMs;
+        }
+
+        public long snapshotEvery()
+        {
+            return snapshotEvery;
+        }
+
+        public long minFreeBytes()
+        {
+            return minFreeBytes;
         }
 
         /**

@@ -2,7 +2,7 @@ package io.gpux.gateway;
 
 import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
-import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.engine.pipeline.PipelineConfiguration;
 import io.gpux.engine.pipeline.Recovery;
 import io.gpux.engine.tool.Failures;
 import io.gpux.gateway.tls.ServerTls;
@@ -73,7 +73,7 @@ public final class ServerMain implements Callable<Integer>
     @Option(names = "--min-free-mb", description = "free space the data directory's file system must keep for the " +
         "journals: below it new commands are answered UNAVAILABLE (\"journal disk full\") until space is back " +
         "(default ${DEFAULT-VALUE})")
-    long minFreeMb = ExchangePipeline.DEFAULT_MIN_FREE_BYTES >> 20;
+    long minFreeMb = PipelineConfiguration.minFreeBytes() >> 20;
 
     @Option(names = "--heartbeat-ms", description = "session heartbeat interval (default ${DEFAULT-VALUE})")
     int heartbeatMs = GatewayConfiguration.HEARTBEAT_DEFAULT;

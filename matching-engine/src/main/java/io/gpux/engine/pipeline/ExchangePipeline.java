@@ -2,21 +2,14 @@ package io.gpux.engine.pipeline;
 
 import com.lmax.disruptor.BlockingWaitStrategy;
 import com.lmax.disruptor.BusySpinWaitStrategy;
-import com.lmax.disruptor.EventHandler;
-import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.EventTranslatorOneArg;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.YieldingWaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
-import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.counters.ExchangeCounters;
-import io.gpux.engine.event.Event;
-import io.gpux.engine.event.EventSink;
-import io.gpux.engine.journal.CommandCodec;
-import io.gpux.engine.journal.EventCodec;
 import io.gpux.engine.journal.Journal;
 import io.gpux.engine.journal.Pretoucher;
 import io.gpux.engine.journal.SnapshotStore;
@@ -28,7 +21,6 @@ import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,43 +30,65 @@ import java.util.function.Consumer;
 
 /**
  * The exchange core: the deterministic engine behind LMAX Disruptor rings, with a Chronicle Queue
- * command journal, an event journal, snapshots and recovery.
+ * command journal, an event journal, snapshots and recovery. This class only builds the stages and wires
+ * them; each stage is a class of its own, with its state.
  *
  * <pre>
- *  producers --tryPublish--> [input ring, multi-producer]
+ *  producers --tryPublish--> [input ring, multi-producer] <--TICK-- Ticker
  *                               |
- *                      core thread: sequencer (stamp time + sequence)
- *                               -> command journal (one document per batch; msync in SYNC)
- *                               -> engine (apply the batch)
- *                               -> event journal (one document per batch) -> publishers
+ *            CoreHandler: sequencer (stamp time + sequence)
+ *                         -> command journal (one document per batch; msync in SYNC)
+ *                         -> engine (apply the batch; queries run between commands)
+ *                         -> CoreOutput: event journal (one document per batch) -> publishers
+ *                            or [output ring] -> OutputHandler: event journal -> publishers
+ *            command journal --> SnapshotReplica: a second engine applies the journaled commands and
+ *                                serializes, writes and forces a snapshot when one is due
  * </pre>
  *
- * One busy thread, for a 2-core machine: the core thread does the sequencing, journaling, matching
- * and event journaling, each stage strictly after the previous for every command, so no event can
- * leave before its command is journaled, and the other core is left to the network and the OS. As an
- * option ({@link Context#inlineOutput}), the event journal and the publishers run on an output thread
- * behind an output ring instead. Two mostly sleeping threads help: a ticker injects a TICK every
- * {@code tickIntervalMs} so that timers fire when the market is quiet, and one that runs the
- * {@link JournalSpace} guard (journal space reserved ahead of the writers, the free-space floor) and a
- * {@link Pretoucher} (the journals' page faults taken before the core thread gets to them).
+ * <p><b>Threads.</b> Every thread of the exchange, in one place (the gateway's {@code Exchange} adds the network side):
+ * <ul>
+ *   <li><b>core</b> ({@code gpux-core}, busy): the {@link CoreHandler}, a Disruptor consumer of the input
+ *   ring; or, {@linkplain Context#polled polled}, no thread of its own: the {@link PolledDriver} runs the
+ *   same handler on the owner's thread, the gateway's event loop in its shared layout. Sequencing,
+ *   journaling, matching and the event journal run one after the other for every command, so no event
+ *   leaves before its command is journaled. On a 2-core machine this is the one busy thread, and the
+ *   other core is left to the network and the OS.</li>
+ *   <li><b>output</b> ({@code gpux-output}, only without {@linkplain Context#inlineOutput inline output}):
+ *   the {@link OutputHandler} writes the event journal and calls the publishers behind an output ring.</li>
+ *   <li><b>snapshot</b> ({@code gpux-snapshot}): the {@link SnapshotReplica}, a second engine that follows the
+ *   command journal as recovery replays it and, when a snapshot is due or asked for, serializes its own state
+ *   at a batch boundary and writes, forces and renames it; the core does no snapshot work.</li>
+ *   <li><b>ticker</b> ({@code gpux-ticker}, mostly asleep): the {@link Ticker} agent injects a TICK every
+ *   {@code tickIntervalMs} of the injected {@linkplain Context#nanoClock clock}, so that timers fire when the
+ *   market is quiet, and samples the core's counters once a second.</li>
+ *   <li><b>journal space</b> ({@code gpux-pretouch}, mostly asleep): the {@link JournalSpace} guard (journal
+ *   space reserved ahead of the writers, the free-space floor) and the {@link Pretoucher} (the journals'
+ *   page faults taken before the core gets to them), as one composite agent.</li>
+ *   <li>in the gateway: the Netty <b>event loop</b>, which decodes and publishes commands (and, in the
+ *   shared layout, also polls this pipeline and runs the egress); the <b>egress</b> thread in the dedicated
+ *   layout, which tails the event journal and answers the sessions; and the acceptor.</li>
+ * </ul>
+ * Producers on any thread publish without blocking ({@link #tryPublish}); every other crossing between
+ * threads is a ring, a queue or the event journal (which the egress tails), and only the core writes the
+ * engine's state.
  *
  * <p>A full disk: the core writes a batch only into journal space reserved for it and refuses (neither
  * journals nor applies) a batch that does not fit; producers are refused at the door while the disk is
- * under its floor ({@link #refusal()}). A failure of any stage stops the core: from then on it answers
- * every command still in the ring, and those of the batch it failed in, as refused.
+ * under its floor ({@link #refusal()}). A failure of any stage stops the core ({@link StopOnError}): from
+ * then on it answers every command still in the ring, and those of the batch it failed in, as refused.
  */
 public final class ExchangePipeline implements AutoCloseable
 {
-    /** Settings, with defaults. */
+    /** Settings, with the defaults of {@link PipelineConfiguration}. */
     public static final class Context
     {
         private Path dataDir;
         private Durability durability = Durability.ASYNC;
-        private int ringSize = 1 << 14;
-        private int outputRingSize = 1 << 16;
-        private long tickIntervalMs = 100;
-        private long snapshotEvery = 1_000_000;
-        private int snapshotsKept = 3;
+        private int ringSize = PipelineConfiguration.ringSize();
+        private int outputRingSize = PipelineConfiguration.outputRingSize();
+        private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
+        private long snapshotEvery = PipelineConfiguration.snapshotEvery();
+        private int snapshotsKept = PipelineConfiguration.snapshotsKept();
         private EpochClock clock = SystemEpochClock.INSTANCE;
         private final List<EventPublisher> publishers = new ArrayList<>();
         private Consumer<String> log = System.err::println;
@@ -86,7 +100,7 @@ public final class ExchangePipeline implements AutoCloseable
         private boolean polled;
         private boolean announceRestart;
         private Runnable onPublish = () -> { };
-        private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
+        private long minFreeBytes = PipelineConfiguration.minFreeBytes();
         private org.agrona.concurrent.NanoClock nanoClock = org.agrona.concurrent.SystemNanoClock.INSTANCE;
         private ExchangeCounters counters;
         private java.util.function.BiFunction<Path, Integer, SnapshotStore> snapshotStore = SnapshotStore::new;
@@ -207,7 +221,7 @@ public final class ExchangePipeline implements AutoCloseable
 
         /**
          * The free space the data directory's file system must keep: below it new commands are refused
-         * (UNAVAILABLE, with the reason) until space comes back. Default {@value #DEFAULT_MIN_FREE_BYTES} bytes.
+         * (UNAVAILABLE, with the reason) until space comes back. Default 64 MiB ({@link PipelineConfiguration#MIN_FREE_BYTES_PROP}).
          */
         public Context minFreeBytes(final long v)
         {
@@ -222,7 +236,10 @@ public final class ExchangePipeline implements AutoCloseable
             return this;
         }
 
-        /** The clock the journal space guard paces its free-space checks by, and the core times its batches by. */
+        /**
+         * The clock the ticker paces its TICKs by, the journal space guard its free-space checks, and the core
+         * times its batches by; a test moves it by hand.
+         */
         public Context nanoClock(final org.agrona.concurrent.NanoClock v)
         {
             nanoClock = v;
@@ -279,25 +296,65 @@ public final class ExchangePipeline implements AutoCloseable
             }
             return this;
         }
+
+        public Path dataDir()
+        {
+            return dataDir;
+        }
+
+        public Durability durability()
+        {
+            return durability;
+        }
+
+        public int ringSize()
+        {
+            return ringSize;
+        }
+
+        public int outputRingSize()
+        {
+            return outputRingSize;
+        }
+
+        public long tickIntervalMs()
+        {
+            return tickIntervalMs;
+        }
+
+        public long snapshotEvery()
+        {
+            return snapshotEvery;
+        }
+
+        public int snapshotsKept()
+        {
+            return snapshotsKept;
+        }
+
+        public long minFreeBytes()
+        {
+            return minFreeBytes;
+        }
+
+        public EpochClock clock()
+        {
+            return clock;
+        }
+
+        public org.agrona.concurrent.NanoClock nanoClock()
+        {
+            return nanoClock;
+        }
+
+        public Consumer<String> log()
+        {
+            return log;
+        }
     }
 
-    /** The default free-space floor of the data directory's file system: 64 MiB. */
-    public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
-    /** A command batch is written (and applied) once its journal document reaches this size. */
-    private static final int BATCH_BYTES = 512 * 1024;
-    /** The event journal room asked per command of a batch, before its events are known. */
-    private static final long EVENT_BYTES_PER_COMMAND = 256;
-    /**
-     * At most this many commands in a batch, so that the event journal room a batch asks for stays well
-     * inside what the guard reserves ahead of the writer.
-     */
-    private static final int MAX_BATCH_COMMANDS = 2048;
-    /** How often the ticker samples the batch times and asks for the markets' figures. */
-    private static final long COUNTER_SAMPLE_MS = 1_000;
 
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
-    private static final EventTranslatorOneArg<CommandSlot, Object> TICK =
-        (slot, seq, unused) -> slot.command().reset(CommandType.TICK, 0);
     private static final EventTranslatorOneArg<CommandSlot, Object> RESTART =
         (slot, seq, unused) -> slot.command().reset(CommandType.RESTART, 0);
     private static final EventTranslatorOneArg<CommandSlot, Query> QUERY = (slot, seq, query) ->
@@ -309,41 +366,39 @@ public final class ExchangePipeline implements AutoCloseable
     private final Context ctx;
     private final Journal commandJournal;
     private final Journal eventJournal;
-    private final SnapshotStore snapshots;
-    private final Quarantine quarantine;
+    private final Recovery.Result recovered;
+    private final JournalSpace space;
+    private final PipelineState state;
     /** The core thread's Disruptor; null when polled. */
     private final Disruptor<CommandSlot> input;
-    /** The consumer of the input ring when polled; else null. */
-    private final EventPoller<CommandSlot> poller;
-    private final PollHandler pollHandler;
+    /** The driver of the core when polled; else null. */
+    private final PolledDriver polledDriver;
     private final Runnable onPublish;
-    private boolean pollStarted;
-    private final Disruptor<EventSlot> output;
     private final RingBuffer<CommandSlot> inputRing;
     private final CoreHandler core;
-    private final Recovery.Result recovered;
+    /** The output thread's Disruptor; null with inline output. */
+    private final Disruptor<EventSlot> output;
+    private final OutputHandler outputHandler;
     /** The command sequence of the RESTART that {@link #goLive()} published, or 0 if none was. */
     private volatile long restartSequence;
     private boolean live;
     private final SnapshotReplica replica;
-    private final Thread ticker;
+    /** The ticker's runner; null when no TICK is injected. */
+    private final AgentRunner ticker;
     private final AgentRunner pretoucher;
-    private final JournalSpace space;
-    private volatile boolean running = true;
-    private volatile Throwable failure;
     private boolean closed;
-    private final OutputHandler outputHandler;
 
     private ExchangePipeline(final Context ctx) throws IOException
     {
         this.ctx = ctx.conclude();
         commandJournal = Journal.open(ctx.dataDir.resolve("commands"));
         eventJournal = Journal.open(ctx.dataDir.resolve("events"));
-        snapshots = ctx.snapshotStore.apply(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
+        final SnapshotStore snapshotStore = ctx.snapshotStore.apply(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
+        final Quarantine quarantine;
         try
         {
             quarantine = Quarantine.load(ctx.dataDir);
-            recovered = recoverSkippingPoison();
+            recovered = recoverSkippingPoison(snapshotStore, quarantine);
         }
         catch (final RuntimeException | IOException ex)
         {
@@ -360,6 +415,10 @@ public final class ExchangePipeline implements AutoCloseable
             " replayed after snapshot " + recovered.snapshotSequence() + "), " + recovered.checkedEvents() +
             " events checked, " + recovered.appendedEvents() + " appended");
 
+        space = new JournalSpace(ctx.dataDir, ctx.minFreeBytes, ctx.nanoClock, ctx.log, commandJournal, eventJournal);
+        space.doWork();
+        state = new PipelineState(space);
+
         outputHandler = new OutputHandler(eventJournal, ctx.publishers, ctx.outputRingSize);
         final RingBuffer<EventSlot> outputRing;
         if (ctx.inlineOutput)
@@ -371,32 +430,32 @@ public final class ExchangePipeline implements AutoCloseable
         {
             output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
                 ctx.outputYielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
-            output.setDefaultExceptionHandler(new StopOnError<>("output"));
+            output.setDefaultExceptionHandler(new StopOnError<>("output", state, ctx.log, null));
             output.handleEventsWith(outputHandler);
             outputRing = output.start();
         }
 
-        space = new JournalSpace(ctx.dataDir, ctx.minFreeBytes, ctx.nanoClock, ctx.log, commandJournal, eventJournal);
-        space.doWork();
-        core = new CoreHandler(recovered, outputRing);
+        final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize);
+        final CoreOutput coreOutput = new CoreOutput(eventJournal, ctx.publishers, outputRing);
         onPublish = ctx.onPublish;
         if (ctx.polled)
         {
             // nobody waits on the ring: the poller is called; publishing must signal nothing
             input = null;
             inputRing = RingBuffer.createMultiProducer(CommandSlot::new, ctx.ringSize, new BusySpinWaitStrategy());
-            poller = inputRing.newPoller();
-            inputRing.addGatingSequences(poller.getSequence());
-            pollHandler = new PollHandler();
+            core = new CoreHandler(ctx, recovered, commandJournal, eventJournal, quarantine, space, state, counters,
+                coreOutput, inputRing);
+            polledDriver = new PolledDriver(inputRing, core, new StopOnError<>("core", state, ctx.log, core));
         }
         else
         {
-            poller = null;
-            pollHandler = null;
+            polledDriver = null;
             input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
                 ctx.busySpin ? new BusySpinWaitStrategy() :
                 ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
-            input.setDefaultExceptionHandler(new StopOnError<>("core"));
+            core = new CoreHandler(ctx, recovered, commandJournal, eventJournal, quarantine, space, state, counters,
+                coreOutput, input.getRingBuffer());
+            input.setDefaultExceptionHandler(new StopOnError<>("core", state, ctx.log, core));
             input.handleEventsWith(core);
             inputRing = input.start();
         }
@@ -407,12 +466,14 @@ public final class ExchangePipeline implements AutoCloseable
             ctx.pretouch ? new CompositeAgent(space, new Pretoucher(ctx.log, commandJournal, eventJournal)) : space);
         AgentRunner.startOnThread(pretoucher, daemonThreads("gpux-pretouch"));
 
-        replica = new SnapshotReplica(commandJournal, snapshots, recovered, quarantine, ctx.snapshotEvery, core.counters,
+        replica = new SnapshotReplica(commandJournal, snapshotStore, recovered, quarantine, ctx.snapshotEvery, counters,
             ctx.nanoClock, ctx.log, hash -> core.lastHash = hash);
         replica.start();
 
-        ticker = new Thread(this::tickLoop, "gpux-ticker");
-        ticker.setDaemon(true);
+        ticker = ctx.tickIntervalMs == 0 ? null : new AgentRunner(new SleepingMillisIdleStrategy(ctx.tickIntervalMs),
+            ex -> ctx.log.accept("ticker: " + ex), null,
+            new Ticker(ctx.nanoClock, ctx.tickIntervalMs, inputRing, counters, replica::sampleLag, this::tryPublishQuery,
+                state::failed));
         if (!ctx.announceRestart)
         {
             goLive();
@@ -423,7 +484,7 @@ public final class ExchangePipeline implements AutoCloseable
      * Recovers; a command the engine fails on during the replay (one the live core did not get to
      * quarantine) is quarantined by recovery, which then starts over without it.
      */
-    private Recovery.Result recoverSkippingPoison() throws IOException
+    private Recovery.Result recoverSkippingPoison(final SnapshotStore snapshots, final Quarantine quarantine) throws IOException
     {
         while (true)
         {
@@ -478,12 +539,12 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public boolean tryPublishQuery(final Query query)
     {
-        return failure == null && published(inputRing.tryPublishEvent(QUERY, query));
+        return !state.failed() && published(inputRing.tryPublishEvent(QUERY, query));
     }
 
     private boolean accepting()
     {
-        return failure == null && space.refusal() == null;
+        return state.accepting();
     }
 
     /**
@@ -493,19 +554,12 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public String refusal()
     {
-        final Throwable f = failure;
-        return f != null ? stoppedReason(f) : space.refusal();
-    }
-
-    private String stoppedReason(final Throwable f)
-    {
-        return "the exchange core has stopped (" + (f.getMessage() != null ? f.getMessage() : f.getClass().getSimpleName()) +
-            "): see the server log";
+        return state.refusal();
     }
 
     private boolean published(final boolean published)
     {
-        if (published && poller != null)
+        if (published && polledDriver != null)
         {
             onPublish.run();
         }
@@ -522,54 +576,11 @@ public final class ExchangePipeline implements AutoCloseable
      */
     public int poll(final int limit)
     {
-        if (poller == null)
+        if (polledDriver == null)
         {
             throw new IllegalStateException("this pipeline has a core thread of its own");
         }
-        try
-        {
-            if (!pollStarted)
-            {
-                pollStarted = true;
-                core.onStart();
-            }
-            pollHandler.taken = 0;
-            pollHandler.limit = limit;
-            poller.poll(pollHandler);
-            return pollHandler.taken;
-        }
-        catch (final Throwable ex)
-        {
-            try
-            {
-                new StopOnError<CommandSlot>("core").handleEventException(ex, pollHandler.current, null);
-            }
-            catch (final RuntimeException reported)
-            {
-                // reported and remembered: the pipeline accepts nothing more; the polling thread goes on
-            }
-            // the command that failed has been answered with its batch: it is not taken again
-            poller.getSequence().set(pollHandler.current);
-            return 0;
-        }
-    }
-
-    /** Feeds the core handler from the poller, ending the batch at the limit. */
-    private final class PollHandler implements EventPoller.Handler<CommandSlot>
-    {
-        int limit;
-        int taken;
-        long current;
-
-        @Override
-        public boolean onEvent(final CommandSlot slot, final long sequence, final boolean endOfBatch)
-        {
-            current = sequence;
-            taken++;
-            final boolean last = endOfBatch || taken >= limit;
-            core.onEvent(slot, sequence, last);
-            return !last;
-        }
+        return polledDriver.poll(limit);
     }
 
     /**
@@ -589,7 +600,7 @@ public final class ExchangePipeline implements AutoCloseable
     public void requestSnapshot()
     {
         replica.request(core.counters.commandSequence.get() + 1);
-        inputRing.tryPublishEvent(TICK, null);
+        inputRing.tryPublishEvent(Ticker.TICK, null);
     }
 
     public Recovery.Result recovered()
@@ -619,9 +630,9 @@ public final class ExchangePipeline implements AutoCloseable
             published(true);
             restartSequence = recovered.commandSequence() + 1;
         }
-        if (ctx.tickIntervalMs > 0)
+        if (ticker != null)
         {
-            ticker.start();
+            AgentRunner.startOnThread(ticker, daemonThreads("gpux-ticker"));
         }
     }
 
@@ -655,59 +666,16 @@ public final class ExchangePipeline implements AutoCloseable
         return core.lastHash;
     }
 
-    private void tickLoop()
-    {
-        final long sampleEvery = Math.max(1, COUNTER_SAMPLE_MS / ctx.tickIntervalMs);
-        long ticks = 0;
-        while (running)
-        {
-            try
-            {
-                Thread.sleep(ctx.tickIntervalMs);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            inputRing.tryPublishEvent(TICK, null);
-            if (++ticks % sampleEvery == 0)
-            {
-                sampleCounters();
-            }
-        }
-    }
-
-    /** Ticker: the last window of batch times, the snapshot replica's lag, and a read of the markets' figures on the core thread. */
-    private void sampleCounters()
-    {
-        final CoreCounters counters = core.counters;
-        counters.sampleBatchTimes();
-        replica.sampleLag();
-        if (!counters.marketFiguresPending)
-        {
-            counters.marketFiguresPending = true;
-            if (!tryPublishQuery(counters.marketFigures))
-            {
-                counters.marketFiguresPending = false;
-            }
-        }
-    }
-
     /** Whether a stage failed; the pipeline then accepts nothing more. */
     public boolean failed()
     {
-        return failure != null;
+        return state.failed();
     }
 
     /** Why the pipeline stopped, in one line, or null while it runs. */
     public String failureReason()
     {
-        final Throwable f = failure;
-        if (f == null)
-        {
-            return null;
-        }
-        return f instanceof Quarantine.PoisonCommandException ? f.getMessage() : f.getClass().getSimpleName() + ": " + f.getMessage();
+        return state.failureReason();
     }
 
     /**
@@ -727,14 +695,17 @@ public final class ExchangePipeline implements AutoCloseable
             return;
         }
         closed = true;
-        running = false;
-        stopTicker();
-        if (poller != null)
+        if (ticker != null)
+        {
+            // it sleeps between ticks: woken at once, it leaves its loop with nothing left to do
+            ticker.close(1, Thread::interrupt);
+        }
+        if (polledDriver != null)
         {
             commandJournal.takeOverWriting();
             eventJournal.takeOverWriting();
         }
-        if (failure == null && !drain(30_000))
+        if (!state.failed() && !drain(30_000))
         {
             ctx.log.accept("pipeline did not drain in 30 s: halting");
         }
@@ -749,8 +720,8 @@ public final class ExchangePipeline implements AutoCloseable
             awaitStopped(outputHandler.stopped, "output");
         }
         // the replica applies what the core journaled and takes a snapshot asked for; after a failure it just stops
-        replica.close(failure == null ? core.counters.commandSequence.get() : -1);
-        if (failure == null)
+        replica.close(state.failed() ? -1 : core.counters.commandSequence.get());
+        if (!state.failed())
         {
             core.lastHash = core.engine.stateHash();
         }
@@ -760,7 +731,7 @@ public final class ExchangePipeline implements AutoCloseable
         }
         commandJournal.takeOverWriting();
         eventJournal.takeOverWriting();
-        if (failure != null)
+        if (state.failed())
         {
             // what the failed batch left unwritten stays so: the journals end with what was written
             commandJournal.discardBatch();
@@ -768,26 +739,9 @@ public final class ExchangePipeline implements AutoCloseable
         }
         commandJournal.close();
         eventJournal.close();
-        if (failure != null)
+        if (state.failed())
         {
-            throw new IllegalStateException("the pipeline stopped on an error", failure);
-        }
-    }
-
-    private void stopTicker()
-    {
-        ticker.interrupt();
-        if (!ticker.isAlive())
-        {
-            return;
-        }
-        try
-        {
-            ticker.join();
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
+            throw new IllegalStateException("the pipeline stopped on an error", state.failure());
         }
     }
 
@@ -811,15 +765,15 @@ public final class ExchangePipeline implements AutoCloseable
     private boolean drain(final long timeoutMs)
     {
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (System.nanoTime() < deadline && failure == null)
+        while (System.nanoTime() < deadline && !state.failed())
         {
             final long published = inputRing.getCursor();
-            if (poller != null)
+            if (polledDriver != null)
             {
                 // the owner has stopped polling and this thread has taken the journals over: it applies what is left
                 poll(Integer.MAX_VALUE);
             }
-            final long applied = poller != null ? poller.getSequence().get() : input.getSequenceValueFor(core);
+            final long applied = polledDriver != null ? polledDriver.sequence() : input.getSequenceValueFor(core);
             if (applied >= published && (output == null ||
                 output.getRingBuffer().getCursor() <= output.getSequenceValueFor(outputHandler)))
             {
@@ -831,531 +785,4 @@ public final class ExchangePipeline implements AutoCloseable
         return false;
     }
 
-    /**
-     * An error in a stage is a bug or a broken disk: the stage stops (nothing more is journaled or
-     * applied, so the journal stays a true history), the error is reported, and tryPublish answers
-     * false from then on.
-     */
-    private final class StopOnError<T> implements com.lmax.disruptor.ExceptionHandler<T>
-    {
-        private final String stage;
-
-        StopOnError(final String stage)
-        {
-            this.stage = stage;
-        }
-
-        @Override
-        public void handleEventException(final Throwable ex, final long sequence, final T event)
-        {
-            if (ex instanceof Quarantine.PoisonCommandException poison)
-            {
-                ctx.log.accept("FATAL: " + poison.getMessage() + ". The command is quarantined and the core has " +
-                    "stopped; restart the exchange: it rebuilds its state from the journal without the command.");
-                failure = ex;
-                running = false;
-                if (core != null && "core".equals(stage))
-                {
-                    // as after any failure of the core: it goes on taking commands only to answer each UNAVAILABLE
-                    core.abandonBatch();
-                    return;
-                }
-                throw poison;
-            }
-            failure = ex;
-            running = false;
-            ctx.log.accept("FATAL: the " + stage + " stage failed at ring sequence " + sequence + ": " + ex);
-            final java.io.StringWriter trace = new java.io.StringWriter();
-            ex.printStackTrace(new java.io.PrintWriter(trace));
-            ctx.log.accept(trace.toString());
-            if (core != null && "core".equals(stage))
-            {
-                // the core goes on taking commands from the ring, only to answer each UNAVAILABLE
-                core.abandonBatch();
-                return;
-            }
-            throw ex instanceof RuntimeException r ? r : new IllegalStateException(ex);
-        }
-
-        @Override
-        public void handleOnStartException(final Throwable ex)
-        {
-            handleEventException(ex, -1, null);
-        }
-
-        @Override
-        public void handleOnShutdownException(final Throwable ex)
-        {
-            ctx.log.accept("the " + stage + " stage failed on shutdown: " + ex);
-        }
-    }
-
-    /** Sequencer, command journal and engine, on one thread. */
-    private final class CoreHandler implements EventHandler<CommandSlot>, EventSink
-    {
-        @Override
-        public void onStart()
-        {
-            commandJournal.takeOverWriting();
-            if (outputRing == null)
-            {
-                eventJournal.takeOverWriting();
-            }
-            for (final EventPublisher p : publishers)
-            {
-                p.onRecovered(engine);
-            }
-        }
-
-        @Override
-        public void onShutdown()
-        {
-            stopped.countDown();
-        }
-
-        /** Counted down when the core thread leaves its loop. */
-        final CountDownLatch stopped = new CountDownLatch(1);
-        private final MatchingEngine engine;
-        private final EventPublisher[] publishers = ctx.publishers.toArray(new EventPublisher[0]);
-        private final CommandCodec commandCodec = new CommandCodec();
-        private final EventCodec eventCodec = new EventCodec();
-        private final RingBuffer<EventSlot> outputRing;
-        /** Inline output: the batch's events and completions, in order, published once the batch's events are journaled. */
-        private Output[] outputs = new Output[1024];
-        private int outputCount;
-        /** The next output to hand to the publishers (those before it were handed over). */
-        private int outputsPublished;
-        private final CommandSlot[] batch;
-        private int batchSize;
-        private long sequence;
-        private long lastTime;
-        final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize);
-        volatile long appliedSequence;
-        volatile long lastHash;
-
-        CoreHandler(final Recovery.Result recovered, final RingBuffer<EventSlot> outputRing)
-        {
-            engine = recovered.engine();
-            sequence = recovered.commandSequence();
-            counters.snapshotSequence.setRelease(recovered.snapshotSequence());
-            counters.commandSequence.setRelease(sequence);
-            counters.appliedSequence.setRelease(sequence);
-            counters.eventSequence.setRelease(engine.eventSequence());
-            lastTime = Math.max(0, engine.lastCommandTime());
-            appliedSequence = sequence;
-            lastHash = engine.stateHash();
-            this.outputRing = outputRing;
-            batch = new CommandSlot[Math.min(ctx.ringSize, MAX_BATCH_COMMANDS)];
-            engine.sink(this);
-        }
-
-        @Override
-        public void onEvent(final CommandSlot slot, final long ringSequence, final boolean endOfBatch)
-        {
-            if (failure != null)
-            {
-                // stopped: nothing more is journaled or applied; a waiting producer hears why
-                slot.query = null;
-                if (slot.correlation != 0)
-                {
-                    refused(slot.correlation, refusal());
-                }
-                return;
-            }
-            if (slot.query != null)
-            {
-                applyBatch();
-                runQuery(slot);
-            }
-            else
-            {
-                final Command command = slot.command;
-                if (batchSize == 0)
-                {
-                    // one reading of the clock per batch: a batch is what arrived while the last one ran
-                    lastTime = Math.max(lastTime, ctx.clock.time());
-                }
-                command.timeMs = lastTime;
-                command.sequence = ++sequence;
-                batch[batchSize++] = slot;
-                commandJournal.add(commandCodec.bytes(), commandCodec.encode(command));
-                if (endOfBatch || batchSize == batch.length || commandJournal.pendingBytes() >= BATCH_BYTES)
-                {
-                    applyBatch();
-                }
-            }
-            if (endOfBatch)
-            {
-                counters.inputRingOccupancy.setRelease(inputRing.getCursor() - ringSequence);
-                if (outputRing != null)
-                {
-                    counters.outputRingOccupancy.setRelease(outputRing.getCursor() - outputRing.getMinimumGatingSequence());
-                }
-            }
-        }
-
-        /** Journals the batch (msync in SYNC), applies it, publishes its events and completions. */
-        private void applyBatch()
-        {
-            if (batchSize == 0)
-            {
-                return;
-            }
-            final boolean floorHolds = space.refusal() == null;
-            if (!commandJournal.hasRoom(Journal.SLACK_BYTES, floorHolds) ||
-                !eventJournal.hasRoom(Journal.SLACK_BYTES + batchSize * EVENT_BYTES_PER_COMMAND, floorHolds))
-            {
-                refuseBatch();
-                return;
-            }
-            final long startNs = counters.batchStart(ctx.nanoClock);
-            commandJournal.endBatch();
-            if (ctx.durability == Durability.SYNC)
-            {
-                commandJournal.sync();
-            }
-            counters.commandSequence.setRelease(sequence);
-            final int applied = batchSize;
-            for (int i = 0; i < batchSize; i++)
-            {
-                final CommandSlot slot = batch[i];
-                try
-                {
-                    engine.apply(slot.command);
-                }
-                catch (final OutputFailure ex)
-                {
-                    // the event journal failed, not the engine
-                    throw ex;
-                }
-                catch (final RuntimeException | AssertionError ex)
-                {
-                    throw poisoned(slot.command, ex);
-                }
-                if (slot.correlation != 0)
-                {
-                    completion(slot.command.sequence, slot.correlation);
-                }
-                batch[i] = null;
-            }
-            batchSize = 0;
-            if (outputRing == null)
-            {
-                eventJournal.endBatch();
-                publishOutputs();
-            }
-            appliedSequence = sequence;
-            for (final EventPublisher p : publishers)
-            {
-                p.onBatchApplied(engine);
-            }
-            counters.onBatch(applied, sequence, engine.eventSequence(), ctx.nanoClock, startNs);
-        }
-
-        /**
-         * The journals have no room reserved for this batch: nothing of it is written or applied, its
-         * sequence numbers are given back, and each waiting producer is answered why.
-         */
-        private void refuseBatch()
-        {
-            commandJournal.discardBatch();
-            sequence -= batchSize;
-            final String reason = space.refusal() != null ? space.refusal() :
-                "journal disk full: no space could be reserved for the journals under " + ctx.dataDir;
-            for (int i = 0; i < batchSize; i++)
-            {
-                if (batch[i].correlation != 0)
-                {
-                    refused(batch[i].correlation, reason);
-                }
-                batch[i] = null;
-            }
-            batchSize = 0;
-        }
-
-        /**
-         * After a failure in the middle of a batch: its commands, journaled or not, applied or not, are
-         * not acknowledged; each waiting producer is answered that the core has stopped, and the
-         * batch's unpublished output is dropped.
-         */
-        void abandonBatch()
-        {
-            final String reason = refusal();
-            for (int i = outputsPublished; i < outputCount; i++)
-            {
-                if (outputs[i].completion)
-                {
-                    refused(outputs[i].correlation, reason);
-                }
-            }
-            outputCount = 0;
-            outputsPublished = 0;
-            for (int i = 0; i < batchSize; i++)
-            {
-                if (batch[i] != null && batch[i].correlation != 0)
-                {
-                    refused(batch[i].correlation, reason);
-                }
-                batch[i] = null;
-            }
-            batchSize = 0;
-        }
-
-        private void refused(final long correlation, final String reason)
-        {
-            if (outputRing == null)
-            {
-                for (final EventPublisher p : publishers)
-                {
-                    p.onCommandRefused(correlation, reason);
-                }
-                return;
-            }
-            final long at = outputRing.next();
-            outputRing.get(at).refusal(correlation, reason);
-            outputRing.publish(at);
-        }
-
-        /**
-         * The engine failed on a command, half way through it perhaps: its state can no longer be trusted.
-         * The command is quarantined, nothing of the batch's output leaves (inline output: its events are
-         * not written; a restart regenerates those of the commands before it), and the core stops. The
-         * restart rebuilds the state from the journal, replaying the command as a TICK.
-         */
-        private Quarantine.PoisonCommandException poisoned(final Command command, final Throwable ex)
-        {
-            final String reason = Quarantine.describe(command, ex);
-            try
-            {
-                quarantine.add(command.sequence, reason);
-            }
-            catch (final IOException io)
-            {
-                ctx.log.accept("could not record the quarantine of command " + command.sequence + ": " + io +
-                    "; the next start quarantines it when it fails on it again");
-            }
-            if (outputRing == null)
-            {
-                eventJournal.discardBatch();
-                outputCount = 0;
-            }
-            // the batch's commands are answered UNAVAILABLE by abandonBatch(), once the failure is reported
-            return new Quarantine.PoisonCommandException(command.sequence, reason, ex);
-        }
-
-        /** A failing query is the query's bug: reported, and the exchange goes on. */
-        private void runQuery(final CommandSlot slot)
-        {
-            final Query query = slot.query;
-            slot.query = null;
-            try
-            {
-                query.run(engine);
-            }
-            catch (final RuntimeException ex)
-            {
-                ctx.log.accept("query " + query + " failed: " + ex);
-            }
-        }
-
-        /**
-         * An engine event: encoded into the event journal's batch and kept for the publishers (inline),
-         * or handed to the output thread.
-         */
-        @Override
-        public void onEvent(final Event event)
-        {
-            try
-            {
-                counters.onEvent(event, engine);
-                output(event);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new OutputFailure(ex);
-            }
-        }
-
-        private void output(final Event event)
-        {
-            final int length = eventCodec.encode(event);
-            if (outputRing == null)
-            {
-                eventJournal.add(eventCodec.bytes(), length);
-                if (publishers.length > 0)
-                {
-                    nextOutput().event.copyFrom(event);
-                }
-                return;
-            }
-            final long at = outputRing.next();
-            outputRing.get(at).set(eventCodec.bytes(), length);
-            outputRing.publish(at);
-        }
-
-        private void completion(final long commandSequence, final long correlation)
-        {
-            if (outputRing == null)
-            {
-                if (publishers.length > 0)
-                {
-                    nextOutput().completion(commandSequence, correlation);
-                }
-                return;
-            }
-            final long at = outputRing.next();
-            outputRing.get(at).completion(commandSequence, correlation);
-            outputRing.publish(at);
-        }
-
-        private Output nextOutput()
-        {
-            if (outputCount == outputs.length)
-            {
-                outputs = java.util.Arrays.copyOf(outputs, outputCount * 2);
-            }
-            Output out = outputs[outputCount];
-            if (out == null)
-            {
-                out = new Output();
-                outputs[outputCount] = out;
-            }
-            outputCount++;
-            out.completion = false;
-            return out;
-        }
-
-        /** Inline output, after the batch's events are in the event journal: to the publishers, in order. */
-        private void publishOutputs()
-        {
-            for (; outputsPublished < outputCount; outputsPublished++)
-            {
-                final Output out = outputs[outputsPublished];
-                for (final EventPublisher p : publishers)
-                {
-                    if (out.completion)
-                    {
-                        p.onCommandComplete(out.commandSequence, out.correlation);
-                    }
-                    else
-                    {
-                        p.onEvent(out.event);
-                    }
-                }
-            }
-            outputCount = 0;
-            outputsPublished = 0;
-        }
-    }
-
-    /** The event journal or the output ring failed while the engine was emitting an event. */
-    private static final class OutputFailure extends RuntimeException
-    {
-        OutputFailure(final RuntimeException cause)
-        {
-            super("writing an event failed: " + cause, cause);
-        }
-    }
-
-    /** An event or a command's completion waiting for its batch's events to be journaled (inline output). */
-    private static final class Output
-    {
-        final Event event = new Event();
-        boolean completion;
-        long commandSequence;
-        long correlation;
-
-        void completion(final long commandSequence, final long correlation)
-        {
-            completion = true;
-            this.commandSequence = commandSequence;
-            this.correlation = correlation;
-        }
-    }
-
-    /** Event journal, then every publisher, on the output thread. */
-    private static final class OutputHandler implements EventHandler<EventSlot>
-    {
-        private final Journal journal;
-        private final EventPublisher[] publishers;
-        private final EventCodec codec = new EventCodec();
-        private final Event event = new Event();
-        private final EventSlot[] pending;
-        private int pendingCount;
-
-        OutputHandler(final Journal journal, final List<EventPublisher> publishers, final int ringSize)
-        {
-            this.journal = journal;
-            this.publishers = publishers.toArray(new EventPublisher[0]);
-            pending = new EventSlot[ringSize];
-        }
-
-        /** Counted down when the output thread leaves its loop. */
-        final CountDownLatch stopped = new CountDownLatch(1);
-
-        @Override
-        public void onStart()
-        {
-            journal.takeOverWriting();
-        }
-
-        @Override
-        public void onShutdown()
-        {
-            stopped.countDown();
-        }
-
-        @Override
-        public void onEvent(final EventSlot slot, final long sequence, final boolean endOfBatch)
-        {
-            if (!slot.completion)
-            {
-                journal.add(slot.bytes, slot.length);
-            }
-            pending[pendingCount++] = slot;
-            if (endOfBatch || pendingCount == pending.length || journal.pendingBytes() >= BATCH_BYTES)
-            {
-                journal.endBatch();
-                for (int i = 0; i < pendingCount; i++)
-                {
-                    publish(pending[i]);
-                    pending[i] = null;
-                }
-                pendingCount = 0;
-            }
-        }
-
-        private void publish(final EventSlot slot)
-        {
-            if (publishers.length == 0)
-            {
-                return;
-            }
-            if (slot.completion)
-            {
-                for (final EventPublisher p : publishers)
-                {
-                    if (slot.refusal != null)
-                    {
-                        p.onCommandRefused(slot.correlation, slot.refusal);
-                    }
-                    else
-                    {
-                        p.onCommandComplete(slot.commandSequence, slot.correlation);
-                    }
-                }
-                return;
-            }
-            System.arraycopy(slot.bytes, 0, codec.bytes(), 0, slot.length);
-            final String problem = codec.decode(slot.length, event);
-            if (problem != null)
-            {
-                throw new UncheckedIOException(new IOException("event record does not decode: " + problem));
-            }
-            for (final EventPublisher p : publishers)
-            {
-                p.onEvent(event);
-            }
-        }
-    }
 }
