@@ -107,6 +107,7 @@ final class StateWalker
         apiKeys();
         restarts(accounts);
         restartWindow();
+        eventNumbers(accounts);
         return h.hash();
     }
 
@@ -116,6 +117,19 @@ final class StateWalker
         if (engine.restartWindowMs != MatchingEngine.DEFAULT_RESTART_WINDOW_MS)
         {
             h.add(-8).add(engine.restartWindowMs);
+        }
+    }
+
+    /** Each account's event number and the engine sequence of its last event. */
+    private void eventNumbers(final Account[] accounts)
+    {
+        h.add(-9);
+        for (final Account a : accounts)
+        {
+            if (a.lastSeq > 0)
+            {
+                h.add(a.id).add(a.lastSeq).add(a.lastEventSequence);
+            }
         }
     }
 
