@@ -70,8 +70,8 @@ import java.util.function.Supplier;
  *
  * <p>The price history ({@link PriceHistory}) is rebuilt from the journal's trades after a start by a
  * loader on its own reader, a bounded slice per duty cycle ({@link #HISTORY_BUDGET} records), up to the
- * live tail, which feeds the history from then on; until then a history read answers with what is
- * loaded so far.
+ * live tail, which feeds the history from then on; a history read waits for it (and what was asked
+ * after it waits behind it, in order).
  *
  * <p>A session whose connection stops draining (its outbound buffer passes the high-water mark) is
  * sent SLOW_CONSUMER and closed; nothing here ever waits for a connection.
@@ -755,7 +755,8 @@ public final class Egress implements Agent
             pendingHead++;
             n++;
         }
-        while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq)
+        while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq &&
+            !(historyReader != null && waiting.peekFirst() instanceof HistoryRead))
         {
             final Deferred d = waiting.removeFirst();
             if (d instanceof PortfolioAnswer p && sessions.containsKey(p.session().id))
