@@ -439,9 +439,9 @@ public final class Egress implements Agent
         {
             historyReader = readerFactory.get();
         }
-        caughtUp = true;
         log.accept("egress: tailing the event journal after event " + tailedEventSeq + " (" +
             reader.documentsRead() + " documents read)");
+        caughtUp = true;
     }
 
     /**
