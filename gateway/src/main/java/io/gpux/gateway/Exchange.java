@@ -79,7 +79,7 @@ import java.util.function.Consumer;
  *        core: sequence, command journal, engine, event journal <---------------+
  *              | completions, query answers, market data                        |
  *              v                                                          event journal
- *        [egress: tails the event journal, numbers each account's events, answers] --> clients
+ *        [egress: tails the event journal, routes each account's numbered events, answers] --> clients
  * </pre>
  *
  * Two thread layouts ({@link Context#sharedLoop(boolean)}):

@@ -240,6 +240,28 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
     }
 
+    /**
+     * Attaches the session behind every command already published (a previous session's last orders may
+     * still be in the ring): LoginAccepted.last_seq and the resend then include their events, so a client
+     * that re-sends what the lost connection left unanswered never places an order twice. The account's
+     * event numbers are the engine's, read on the core thread at that point; with the ring full, tried
+     * again shortly.
+     */
+    private void publishAttach(final ChannelHandlerContext ctx, final Egress.Attach attach)
+    {
+        final long accountId = attach.session().accountId;
+        final boolean published = exchange.pipeline.tryPublishQuery(engine ->
+        {
+            final io.gpux.engine.funds.Account account = engine.account(accountId);
+            exchange.egress.put(attach.at(engine.eventSequence(), account == null ? 0 : account.lastSeq,
+                account == null ? 0 : account.lastEventSequence));
+        });
+        if (!published && ctx.channel().isActive())
+        {
+            ctx.executor().schedule(() -> publishAttach(ctx, attach), 1, TimeUnit.MILLISECONDS);
+        }
+    }
+
     private void fail(final ChannelHandlerContext ctx, final SessionErrorCode code, final String message)
     {
         if (closing)
@@ -319,14 +341,8 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         }
         limiter = new RateLimiter(exchange.ctx.ratePerSecond(), exchange.ctx.rateBurst(), exchange.ctx.nanoClock().nanoTime());
         final Egress.Attach attach = new Egress.Attach(session, login.hasLastSeq() && !session.marketDataOnly() ? login.getLastSeq() : -1,
-            exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes(), 0);
-        // Attach behind every command already published (a previous session's last orders may still be in
-        // the ring): LoginAccepted.last_seq and the resend then include their events, so a client that
-        // re-sends what the lost connection left unanswered never places an order twice. Ring full: at once.
-        if (!exchange.pipeline.tryPublishQuery(engine -> exchange.egress.put(attach.after(engine.eventSequence()))))
-        {
-            exchange.egress.put(attach);
-        }
+            exchange.ctx.heartbeatIntervalMs(), exchange.ctx.maxFrameBytes(), 0, 0, 0);
+        publishAttach(ctx, attach);
         if (!session.marketDataOnly())
         {
             exchange.workloads.onLogin(session);

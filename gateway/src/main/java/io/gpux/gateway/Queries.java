@@ -173,8 +173,12 @@ final class Queries
      */
     Query portfolio(final Session s, final long rid)
     {
-        return engine -> egress.put(new Egress.PortfolioAnswer(s, rid,
-            PortfolioView.copy(engine.account(s.accountId), engine.lastCommandTime(), directory, telemetry), engine.eventSequence()));
+        return engine ->
+        {
+            final io.gpux.engine.funds.Account account = engine.account(s.accountId);
+            egress.put(new Egress.PortfolioAnswer(s, rid, PortfolioView.copy(account, engine.lastCommandTime(), directory, telemetry),
+                engine.eventSequence(), account == null ? 0 : account.lastSeq));
+        };
     }
 
     /**

@@ -184,6 +184,48 @@ class GatewayTest
     }
 
     @Test
+    void aResumeAfterARestartResendsWhatWasMissedAndTheRestartReadsNoHistory() throws Exception
+    {
+        final String[] aliceKey;
+        final List<AccountEvent> seen = new ArrayList<>();
+        try (RawConnection adminConn = loggedIn(admin.keyId(), admin.secret()))
+        {
+            aliceKey = account(adminConn, "alice", Role.RENTER, 1_000_000_000L);
+            try (RawConnection alice = loggedIn(key(aliceKey), aliceKey[1]))
+            {
+                for (int i = 1; i <= 100; i++)
+                {
+                    collect(alice, alice.request(Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder()
+                        .setOrderId(i).setMarket("A100-80G").setGpus(1).setPrice(1000 + i))), seen);
+                }
+            }
+        }
+        exchange.close();
+        final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        exchange = Exchange.start(new Exchange.Context().dataDir(dir).port(0).heartbeatIntervalMs(1500).loginTimeoutMs(1000)
+            .sharedLoop(sharedLoop()).log(log::add));
+        final String started = log.stream().filter(l -> l.startsWith("egress: tailing")).findFirst().orElseThrow();
+        final java.util.regex.Matcher read = java.util.regex.Pattern.compile("\\((\\d+) documents read\\)").matcher(started);
+        assertTrue(read.find() && Long.parseLong(read.group(1)) <= 2, started);
+        try (RawConnection alice = connect())
+        {
+            alice.send(Envelope.newBuilder().setLogin(RawConnection.login(key(aliceKey), aliceKey[1],
+                System.currentTimeMillis()).setLastSeq(51)).build());
+            assertEquals(101, alice.readNonHeartbeat().getLoginAccepted().getLastSeq());
+            for (long seq = 52; seq <= 101; seq++)
+            {
+                final Envelope e = alice.readNonHeartbeat();
+                assertEquals(seen.get((int)seq - 2), e.getEvent(), "resent exactly as first sent");
+            }
+            assertEquals(50, alice.readNonHeartbeat().getResendComplete().getEventsResent());
+            final List<AccountEvent> live = new ArrayList<>();
+            collect(alice, alice.request(Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder()
+                .setOrderId(101).setMarket("A100-80G").setGpus(1).setPrice(2000))), live);
+            assertEquals(102, live.get(0).getSeq(), "live after the resend, numbered on from the engine's state");
+        }
+    }
+
+    @Test
     void resumeResendsEverythingAfterTheLastSequenceHeld() throws Exception
     {
         try (RawConnection adminConn = loggedIn(admin.keyId(), admin.secret()))

@@ -8,7 +8,9 @@ import io.gpux.engine.event.Event;
 import io.gpux.engine.event.EventSink;
 import io.gpux.engine.event.EventType;
 import io.gpux.engine.event.NoticeReason;
+import io.gpux.engine.event.Recipients;
 import io.gpux.engine.event.RejectReason;
+import io.gpux.engine.funds.Account;
 import io.gpux.engine.lease.Lease;
 
 /**
@@ -16,12 +18,16 @@ import io.gpux.engine.lease.Lease;
  * numbering them. Each method below sets every field of its type (the output table of docs/market-rules.md,
  * section 15), so a flyweight never carries anything but the fields of the last event of its own type: nothing to
  * clear between events ({@code EmitterTest} checks every pair of types), where one flyweight for all types would
- * clear its 35 fields before each event.
+ * clear its 35 fields before each event. Each private event is numbered for its recipient accounts
+ * ({@link Recipients}) as it is emitted: the account's next event number and a back-link to its
+ * previous event, kept in the account ({@link Account#lastSeq}, {@link Account#lastEventSequence}).
  */
 final class Emitter
 {
     /** One flyweight per event type, by ordinal; each blank when made, its type set for good. */
     private final Event[] events;
+    private final IdMap<Account> accounts;
+    private final long[] recipients = new long[2];
     private EventSink sink;
     private long sequence;
     /** The time events are stamped with: the command's, or a firing timer's due time. */
@@ -29,9 +35,10 @@ final class Emitter
     /** The sequence of the command being applied, stamped on its events. */
     long commandSequence;
 
-    Emitter(final EventSink sink)
+    Emitter(final EventSink sink, final IdMap<Account> accounts)
     {
         this.sink = sink;
+        this.accounts = accounts;
         final EventType[] types = EventType.values();
         events = new Event[types.length];
         for (final EventType type : types)
@@ -69,6 +76,32 @@ final class Emitter
 
     void emit(final Event e)
     {
+        final int n = Recipients.of(e, recipients);
+        e.accountSeq0 = 0;
+        e.previous0 = 0;
+        e.accountSeq1 = 0;
+        e.previous1 = 0;
+        for (int i = 0; i < n; i++)
+        {
+            final Account a = accounts.get(recipients[i]);
+            if (a == null)
+            {
+                continue;
+            }
+            final long seq = ++a.lastSeq;
+            final long previous = a.lastEventSequence;
+            a.lastEventSequence = e.sequence;
+            if (i == 0)
+            {
+                e.accountSeq0 = seq;
+                e.previous0 = previous;
+            }
+            else
+            {
+                e.accountSeq1 = seq;
+                e.previous1 = previous;
+            }
+        }
         sink.onEvent(e);
     }
 

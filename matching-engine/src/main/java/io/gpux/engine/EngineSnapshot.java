@@ -32,7 +32,8 @@ public final class EngineSnapshot
      * cancel-on-disconnect sessions. 2: API keys after the timers. Versions 1 (no keys), 2 and 3 are still
      * read; they restore the default restart window, as replaying their journals from the start would.
      */
-    private static final int VERSION = 4;
+    private static final int VERSION = 5;
+    private static final int VERSION_WITHOUT_EVENT_NUMBERS = 4;
     private static final int VERSION_WITHOUT_RESTART_WINDOW = 3;
     private static final int VERSION_WITHOUT_SESSIONS = 2;
     private static final int VERSION_WITHOUT_KEYS = 1;
@@ -217,6 +218,21 @@ public final class EngineSnapshot
             }
         }
         out.writeLong(e.restartWindowMs);
+        int numbered = 0;
+        for (final Account a : accounts)
+        {
+            numbered += a.lastSeq > 0 ? 1 : 0;
+        }
+        out.writeInt(numbered);
+        for (final Account a : accounts)
+        {
+            if (a.lastSeq > 0)
+            {
+                out.writeLong(a.id);
+                out.writeLong(a.lastSeq);
+                out.writeLong(a.lastEventSequence);
+            }
+        }
     }
 
     /** Restores state written by {@link #write} into a new engine (which must not have applied anything). */
@@ -466,9 +482,19 @@ public final class EngineSnapshot
                 e.accounts.get(in.readLong()).codSessions = in.readInt();
             }
         }
-        if (version >= VERSION)
+        if (version >= VERSION_WITHOUT_EVENT_NUMBERS)
         {
             e.restartWindowMs = in.readLong();
+        }
+        if (version >= VERSION)
+        {
+            final int numbered = in.readInt();
+            for (int i = 0; i < numbered; i++)
+            {
+                final Account a = e.accounts.get(in.readLong());
+                a.lastSeq = in.readLong();
+                a.lastEventSequence = in.readLong();
+            }
         }
     }
 

@@ -80,7 +80,7 @@ public final class MatchingEngine
 
     public MatchingEngine(final EventSink sink)
     {
-        out = new Emitter(sink);
+        out = new Emitter(sink, accounts);
         funds = new Funds(this);
         leaseLifecycle = new LeaseLifecycle(this);
         matcher = new Matcher(this);

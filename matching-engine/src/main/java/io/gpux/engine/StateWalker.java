@@ -22,10 +22,21 @@ final class StateWalker
 {
     private final MatchingEngine engine;
     private final StateHasher h = new StateHasher();
+    private final boolean eventNumbers;
 
     StateWalker(final MatchingEngine engine)
     {
+        this(engine, true);
+    }
+
+    /**
+     * With {@code eventNumbers} false, the accounts' event numbers are left out: the state as the commands
+     * change it, but for the numbering of the events they emit.
+     */
+    StateWalker(final MatchingEngine engine, final boolean eventNumbers)
+    {
         this.engine = engine;
+        this.eventNumbers = eventNumbers;
     }
 
     long hash()
@@ -107,6 +118,10 @@ final class StateWalker
         apiKeys();
         restarts(accounts);
         restartWindow();
+        if (eventNumbers)
+        {
+            eventNumbers(accounts);
+        }
         return h.hash();
     }
 
@@ -116,6 +131,19 @@ final class StateWalker
         if (engine.restartWindowMs != MatchingEngine.DEFAULT_RESTART_WINDOW_MS)
         {
             h.add(-8).add(engine.restartWindowMs);
+        }
+    }
+
+    /** Each account's event number and the engine sequence of its last event. */
+    private void eventNumbers(final Account[] accounts)
+    {
+        h.add(-9);
+        for (final Account a : accounts)
+        {
+            if (a.lastSeq > 0)
+            {
+                h.add(a.id).add(a.lastSeq).add(a.lastEventSequence);
+            }
         }
     }
 

@@ -262,6 +262,8 @@ class EngineInvariantProperties
         final boolean[] alive = new boolean[MACHINES.length];
         long time;
         long hashBefore;
+        /** The state hash but for the accounts' event numbers, which every private event moves on, a REJECTED too. */
+        long quietHashBefore;
 
         Run(final boolean checkHashes)
         {
@@ -279,6 +281,7 @@ class EngineInvariantProperties
             }));
             java.util.Arrays.fill(alive, true);
             hashBefore = engine.stateHash();
+            quietHashBefore = new StateWalker(engine, false).hash();
         }
 
         void header(final Setup s)
@@ -548,12 +551,14 @@ class EngineInvariantProperties
                 final boolean silentWriter = Set.of("MARKET", "CONFIG", "ACCOUNT", "MACHINE", "HALT", "RESUME",
                     "HEARTBEAT", "RESTART").contains(verb) ||
                     Set.of("KEY", "COD_SESSION").contains(verb) && !lineEvents.contains(EventType.REJECTED);
-                if (quiet && !timersDue && sameTime && !silentWriter && hash != hashBefore)
+                final long quietHash = new StateWalker(engine, false).hash();
+                if (quiet && !timersDue && sameTime && !silentWriter && quietHash != quietHashBefore)
                 {
                     throw failure(new AssertionError("state hash changed although the command printed only " +
                         lineEvents + " and no timer was due"));
                 }
                 hashBefore = hash;
+                quietHashBefore = quietHash;
             }
         }
 

@@ -41,7 +41,8 @@ import java.util.TreeSet;
  * bid's hold exact, each lease's hold covering every charge it can still incur), and the consistency of
  * books, account order lists, machine ask and lease lists, the preemptible-lease index and timers.
  *
- * <p>Event checks: sequence numbers and times, settlement arithmetic (cost formula, fee, period,
+ * <p>Event checks: sequence numbers and times, each recipient account's event numbers (gap-free, each
+ * linked back to the account's previous event, and the account's last number and event in its state), settlement arithmetic (cost formula, fee, period,
  * {@code LEASE_ENDED} totals), at most one notice per lease, and invariant 5 (a noticed lease ends at or
  * before its effective time, exactly then unless it ended earlier for another reason).
  *
@@ -64,6 +65,9 @@ public final class InvariantChecker
     private final Map<Long, Long> pendingDeposits = new HashMap<>();
 
     private long lastSequence;
+    /** Per account: its last event number and that event's sequence, from the events. */
+    private final Map<Long, long[]> accountEvents = new HashMap<>();
+    private final long[] recipients = new long[2];
     private long lastEventTime = Long.MIN_VALUE;
     private long maxLeaseId;
 
@@ -143,6 +147,7 @@ public final class InvariantChecker
         lastSequence = e.sequence;
         require(e.timeMs >= lastEventTime, "event time " + e.timeMs + " after " + lastEventTime + " (" + e.type + ")");
         lastEventTime = e.timeMs;
+        checkNumbers(e);
         switch (e.type)
         {
             case BALANCE -> onBalance(e);
@@ -155,6 +160,27 @@ public final class InvariantChecker
             default ->
             {
             }
+        }
+    }
+
+    private void checkNumbers(final Event e)
+    {
+        final int n = io.gpux.engine.event.Recipients.of(e, recipients);
+        for (int i = 0; i < n; i++)
+        {
+            final Account a = engine.account(recipients[i]);
+            if (a == null)
+            {
+                require(e.accountSeq(i) == 0, e.type + " " + e.sequence + " numbered for account " + recipients[i] + " the engine does not hold");
+                continue;
+            }
+            final long[] last = accountEvents.computeIfAbsent(a.id, k -> new long[2]);
+            require(e.accountSeq(i) == last[0] + 1 && e.previous(i) == last[1], e.type + " " + e.sequence + " is account " +
+                a.id + "'s event " + e.accountSeq(i) + " after " + e.previous(i) + ", not " + (last[0] + 1) + " after " + last[1]);
+            last[0] = e.accountSeq(i);
+            last[1] = e.sequence;
+            require(a.lastSeq == last[0] && a.lastEventSequence == last[1], "account " + a.id + " holds event " + a.lastSeq +
+                " at " + a.lastEventSequence + ", its events say " + last[0] + " at " + last[1]);
         }
     }
 

@@ -23,7 +23,6 @@ import io.netty.buffer.ByteBuf;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -43,33 +42,48 @@ import java.util.function.Supplier;
 /**
  * Everything the gateway sends out that comes from the exchange core, on one thread (its own, or, in the
  * shared layout, the gateway's event loop, which also runs the core): it tails the
- * event journal (so an event leaves only once journaled, and the same code serves the live stream,
- * a resend and the rebuild after a restart), numbers each account's private events, and writes them
- * to the account's sessions; it answers commands once their events are out; it forwards query
- * results and market data.
+ * event journal (so an event leaves only once journaled), and writes each private event to the
+ * sessions of its accounts with the account's number of it; it answers commands once their events are
+ * out; it forwards query results and market data.
  *
- * <p>Per account it keeps, every {@link #CHECKPOINT_EVERY} events, where in the journal that event
- * is, so that a resend reads the journal from near the first missing event rather than from the
- * start. A resend is a cursor ({@link ResendCursor}): the session's own reader of the journal,
- * advanced by {@link #resend()} a bounded slice per duty cycle ({@link #RESEND_BUDGET} records across
- * every resending session, {@link #RESEND_QUANTUM} at a time, round-robin), and not at all while the
- * session's connection is not writable. It reads on past the account's last event at login, through
- * the events that came meanwhile, until it has read every event the live tail has; then the session
- * goes live, on this thread, between two events: no gap, nothing twice. Whatever else the session is
- * sent meanwhile (answers, market data) waits behind the resend, in order. A resend therefore never
- * holds this thread (nor, in the shared layout, the event loop and the core) for more than a slice,
- * however long the history or many the resends; {@link ResendLimits} bounds how many run at once.
+ * <p>The engine numbers each account's events as it emits them and keeps, in its state (snapshotted,
+ * recovered, in the state hash), each account's last number and the engine sequence of its last event;
+ * every event carries, per recipient, the account's number and a back-link to the account's previous
+ * event. So the egress counts nothing and reads no history: it starts tailing at the end of the
+ * journal, learns an account's last number at login from the engine (read on the core thread with
+ * the login's place in the event stream), and afterwards from the events it tails. A resend is a
+ * cursor ({@link ResendCursor}): the session's own reader of the journal, which walks back along the
+ * account's back-links from its newest event to the first the session lacks, then sends them in order,
+ * each found by a seek of the journal by engine sequence (a galloping search over the queue's index
+ * from the document last read, else a binary search), so it reads O(missing events) documents, times
+ * O(log n) for those far apart, and none of the journal between them. It is advanced by
+ * {@link #resend()} a bounded slice per duty cycle ({@link #RESEND_BUDGET} documents across every
+ * resending session, {@link #RESEND_QUANTUM} at a time, round-robin), and not at all while the
+ * session's connection is not writable. It goes on through the account's events that came meanwhile
+ * until it has sent the newest the live tail has; then the session goes live, on this thread, between
+ * two events: no gap, nothing twice. Whatever else the session is sent meanwhile (answers, market
+ * data) waits behind the resend, in order. A resend therefore never holds this thread (nor, in the
+ * shared layout, the event loop and the core) for more than a slice, however long the history or many
+ * the resends; {@link ResendLimits} bounds how many run at once.
+ * An event the journal no longer holds (or one journaled without account numbers) ends the resend
+ * with RESEND_UNAVAILABLE.
+ *
+ * <p>The price history ({@link PriceHistory}) is rebuilt from the journal's trades after a start by a
+ * loader on its own reader, a bounded slice per duty cycle ({@link #HISTORY_BUDGET} records), up to the
+ * live tail, which feeds the history from then on; a history read waits for it (and what was asked
+ * after it waits behind it, in order).
  *
  * <p>A session whose connection stops draining (its outbound buffer passes the high-water mark) is
  * sent SLOW_CONSUMER and closed; nothing here ever waits for a connection.
  */
 public final class Egress implements Agent
 {
-    static final int CHECKPOINT_EVERY = 64;
     private static final int TAIL_BATCH = 512;
-    /** Journal records all resends together read per duty cycle at most (a few hundred microseconds). */
+    /** Journal records the price history's loader reads per duty cycle at most. */
+    static final int HISTORY_BUDGET = 4096;
+    /** Journal documents all resends together read per duty cycle at most (a few hundred microseconds). */
     static final int RESEND_BUDGET = 512;
-    /** Records one resend reads before the next resending session has its turn. */
+    /** Documents one resend reads before the next resending session has its turn. */
     static final int RESEND_QUANTUM = 64;
 
     /**
@@ -95,13 +109,17 @@ public final class Egress implements Agent
     /**
      * A session logged in: send LoginAccepted, resend after lastSeq (-1: none), then go live; not before
      * the events up to {@code afterEventSeq} have been tailed (messages behind it wait too).
+     * {@code accountLastSeq} and {@code accountLastEvent} are the account's last event number and the
+     * engine sequence of that event, as the engine had them at {@code afterEventSeq}.
      */
-    public record Attach(Session session, long lastSeq, int heartbeatIntervalMs, int maxFrameBytes, long afterEventSeq)
-        implements Message
+    public record Attach(
+        Session session, long lastSeq, int heartbeatIntervalMs, int maxFrameBytes, long afterEventSeq,
+        long accountLastSeq, long accountLastEvent) implements Message
     {
-        public Attach after(final long eventSeq)
+        /** The login placed in the event stream: read on the core thread, from the engine. */
+        public Attach at(final long eventSeq, final long accountLastSeq, final long accountLastEvent)
         {
-            return new Attach(session, lastSeq, heartbeatIntervalMs, maxFrameBytes, eventSeq);
+            return new Attach(session, lastSeq, heartbeatIntervalMs, maxFrameBytes, eventSeq, accountLastSeq, accountLastEvent);
         }
     }
 
@@ -117,10 +135,11 @@ public final class Egress implements Agent
 
     /**
      * A portfolio read at engine event lastEventSeq: sent once the account's events up to there are
-     * out, with the account's event number at that point, so that it and the event stream agree. The
-     * portfolio is copied on the core thread and encoded here.
+     * out, with the account's event number at that point ({@code accountLastSeq}), so that it and the
+     * event stream agree. The portfolio is copied on the core thread and encoded here.
      */
-    public record PortfolioAnswer(Session session, long requestId, PortfolioView portfolio, long lastEventSeq)
+    public record PortfolioAnswer(
+        Session session, long requestId, PortfolioView portfolio, long lastEventSeq, long accountLastSeq)
         implements Deferred
     {
     }
@@ -195,9 +214,16 @@ public final class Egress implements Agent
 
     private Journal.Reader reader;
     private volatile long tailedEventSeq;
-    private final Long2LongHashMap accountSeq = new Long2LongHashMap(0);
-    /** Per account: triples (document index, account seq, engine event seq). */
-    private final Long2ObjectHashMap<LongArrayList> checkpoints = new Long2ObjectHashMap<>();
+    /**
+     * Per account seen since the start (in an event tailed, or at a login): its last event number and that
+     * event's engine sequence, as the engine numbered them.
+     */
+    private final Long2LongHashMap lastSeqOf = new Long2LongHashMap(0);
+    private final Long2LongHashMap lastEventOf = new Long2LongHashMap(0);
+    /** The price history's loader after a start, on its own reader; null once it has caught up with the tail. */
+    private Journal.Reader historyReader;
+    private long historyEventSeq;
+    private final Event historyEvent = new Event();
     private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> accountSessions = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
@@ -227,7 +253,7 @@ public final class Egress implements Agent
     private long pendingHead;
     private long pendingTail;
     private final MessageHandler onCompletion = this::onCompletion;
-    /** Candles and last prices from every trade of the journal, read from its start at each start of the gateway. */
+    /** Candles and last prices from every trade of the journal, loaded from its start after each start of the gateway. */
     private final PriceHistory history = new PriceHistory();
     private TradeTap tradeTap;
     private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
@@ -390,7 +416,7 @@ public final class Egress implements Agent
         return (int)(n & (pending.length / 4 - 1)) * 4;
     }
 
-    /** Whether the startup scan of the event journal is done. */
+    /** Whether the egress has found the end of the event journal and tails it. */
     public boolean caughtUp()
     {
         return caughtUp;
@@ -407,15 +433,62 @@ public final class Egress implements Agent
     {
         thread = Thread.currentThread();
         reader = readerFactory.get();
-        final long started = System.nanoTime();
-        long n = 0;
-        while (tail(Integer.MAX_VALUE) > 0)
+        tailedEventSeq = reader.startAtEnd(EventCodec::sequenceOf);
+        counters.egressEventSequence.setRelease(tailedEventSeq);
+        if (tailedEventSeq > 0)
         {
-            n++;
+            historyReader = readerFactory.get();
         }
+        log.accept("egress: tailing the event journal after event " + tailedEventSeq + " (" +
+            reader.documentsRead() + " documents read)");
         caughtUp = true;
-        log.accept("egress: event journal scanned up to event " + tailedEventSeq + " in " +
-            (System.nanoTime() - started) / 1_000_000 + " ms");
+    }
+
+    /**
+     * Feeds the price history the journal's trades from its start, up to {@link #HISTORY_BUDGET} records,
+     * until it has read what the live tail has; from then on the live tail feeds it.
+     */
+    private int loadHistory()
+    {
+        if (historyReader == null)
+        {
+            return 0;
+        }
+        int n = 0;
+        while (n < HISTORY_BUDGET && historyEventSeq < tailedEventSeq)
+        {
+            final int length = historyReader.next(record);
+            if (length < 0)
+            {
+                break;
+            }
+            n++;
+            System.arraycopy(record, 0, codec.bytes(), 0, length);
+            if (codec.decode(length, historyEvent) != null)
+            {
+                continue;
+            }
+            historyEventSeq = historyEvent.sequence;
+            if (historyEvent.type == EventType.TRADE && historyEventSeq <= tailedEventSeq)
+            {
+                onTrade(historyEvent);
+            }
+        }
+        if (historyEventSeq >= tailedEventSeq)
+        {
+            historyReader.close();
+            historyReader = null;
+        }
+        return n;
+    }
+
+    private void onTrade(final Event e)
+    {
+        history.onTrade(e.marketId, e.timeMs, e.price, e.gpus);
+        if (tradeTap != null)
+        {
+            tradeTap.onTrade(e.marketId, e.timeMs, e.price, e.gpus);
+        }
     }
 
     /** Resends in progress (any thread; for tests and monitoring). */
@@ -444,6 +517,7 @@ public final class Egress implements Agent
         {
             int work = 0;
             work += tail(TAIL_BATCH);
+            work += loadHistory();
             work += drainInbox(1024);
             work += completions.read(onCompletion, 1024);
             work += releaseCompletions();
@@ -599,7 +673,7 @@ public final class Egress implements Agent
                 log.accept("egress: event journal record at document " + reader.index() + " does not decode: " + problem);
                 continue;
             }
-            route(event, reader.index());
+            route(event);
             tailedEventSeq = event.sequence;
             n++;
         }
@@ -610,14 +684,13 @@ public final class Egress implements Agent
         return n;
     }
 
-    private void route(final Event e, final long documentIndex)
+    private void route(final Event e)
     {
         if (e.type == EventType.TRADE)
         {
-            history.onTrade(e.marketId, e.timeMs, e.price, e.gpus);
-            if (tradeTap != null)
+            if (historyReader == null)
             {
-                tradeTap.onTrade(e.marketId, e.timeMs, e.price, e.gpus);
+                onTrade(e);
             }
             final List<Session> list = subscribers.get(e.marketId);
             if (list != null)
@@ -637,15 +710,14 @@ public final class Egress implements Agent
         for (int i = 0; i < count; i++)
         {
             final long account = recipients[i];
-            final long seq = accountSeq.get(account) + 1;
-            accountSeq.put(account, seq);
-            if (seq % CHECKPOINT_EVERY == 1)
+            final long seq = e.accountSeq(i);
+            if (seq == 0)
             {
-                final LongArrayList points = checkpoints.computeIfAbsent(account, k -> new LongArrayList());
-                points.addLong(documentIndex);
-                points.addLong(seq);
-                points.addLong(e.sequence);
+                // an account the engine does not hold: no session of it can be logged in
+                continue;
             }
+            lastSeqOf.put(account, seq);
+            lastEventOf.put(account, e.sequence);
             final List<Session> list = accountSessions.get(account);
             if (list != null)
             {
@@ -683,13 +755,14 @@ public final class Egress implements Agent
             pendingHead++;
             n++;
         }
-        while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq)
+        while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq &&
+            !(historyReader != null && waiting.peekFirst() instanceof HistoryRead))
         {
             final Deferred d = waiting.removeFirst();
             if (d instanceof PortfolioAnswer p && sessions.containsKey(p.session().id))
             {
                 final Portfolio.Builder portfolio = p.portfolio().encode()
-                    .setLastSeq(accountSeq.get(p.session().accountId));
+                    .setLastSeq(p.accountLastSeq());
                 send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(portfolio).build());
             }
             else if (d instanceof HistoryRead h && sessions.containsKey(h.session().id))
@@ -815,7 +888,12 @@ public final class Egress implements Agent
             close(s, SessionErrorCode.KEY_REVOKED, "key " + s.keyId + " was revoked");
             return;
         }
-        final long last = accountSeq.get(s.accountId);
+        if (a.accountLastEvent() > lastEventOf.get(s.accountId))
+        {
+            lastSeqOf.put(s.accountId, a.accountLastSeq());
+            lastEventOf.put(s.accountId, a.accountLastEvent());
+        }
+        final long last = lastSeqOf.get(s.accountId);
         final boolean resend = a.lastSeq() >= 0 && a.lastSeq() < last;
         final String refusal = resend ? resendRefusal(s.accountId) : null;
         if (refusal != null)
@@ -897,41 +975,12 @@ public final class Egress implements Agent
 
     /**
      * Starts a cursor over the journal for the session's missing events (after {@code after} up to
-     * {@code last}, then on to the live tail), from the account's nearest checkpoint at or before the
-     * first of them. The session stays off the live stream until the cursor has caught up.
+     * {@code last}, then on to the account's newest); the session stays off the live stream until the
+     * cursor has caught up.
      */
     private void startResend(final Session s, final long after, final long last)
     {
-        long startDocument = -1;
-        long seqAtStart = 1;
-        long eventSeqAtStart = 0;
-        final LongArrayList points = checkpoints.get(s.accountId);
-        if (points != null)
-        {
-            for (int i = points.size() - 3; i >= 0; i -= 3)
-            {
-                if (points.getLong(i + 1) <= after + 1)
-                {
-                    startDocument = points.getLong(i);
-                    seqAtStart = points.getLong(i + 1);
-                    eventSeqAtStart = points.getLong(i + 2);
-                    break;
-                }
-            }
-        }
-        final Journal.Reader r = readerFactory.get();
-        if (startDocument >= 0 && !r.startAt(startDocument))
-        {
-            r.close();
-            close(s, SessionErrorCode.RESEND_UNAVAILABLE, "the event journal no longer holds event " + (after + 1));
-            return;
-        }
-        if (startDocument < 0)
-        {
-            seqAtStart = 1;
-            eventSeqAtStart = 0;
-        }
-        final ResendCursor c = new ResendCursor(s, r, after, last, seqAtStart - 1, eventSeqAtStart);
+        final ResendCursor c = new ResendCursor(s, readerFactory.get(), after, last);
         resends.add(c);
         resendOf.put(s.id, c);
         resendsPerAccount.put(s.accountId, resendsPerAccount.get(s.accountId) + 1);
@@ -939,10 +988,10 @@ public final class Egress implements Agent
     }
 
     /**
-     * Advances a resend by up to {@code max} records (none while its connection is not writable);
-     * live once it has read what the live tail has.
+     * Advances a resend by about {@code max} documents read (none while its connection is not writable);
+     * live once it has sent the account's newest event.
      *
-     * @return the records read, plus one if the resend finished.
+     * @return the work done, plus one if the resend finished.
      */
     private int advance(final ResendCursor c, final int max)
     {
@@ -958,8 +1007,14 @@ public final class Egress implements Agent
             return 0;
         }
         final ByteBuf out = outgoingNow(s);
-        final int n = c.read(max, tailedEventSeq, out, frames);
-        if (c.eventSeq >= tailedEventSeq)
+        final long newest = lastSeqOf.get(s.accountId);
+        final int n = c.read(max, newest, lastEventOf.get(s.accountId), out, frames);
+        if (c.failure != null)
+        {
+            close(s, SessionErrorCode.RESEND_UNAVAILABLE, c.failure);
+            return n + 1;
+        }
+        if (c.caughtUp(newest))
         {
             goLive(c, out);
             return n + 1;
@@ -967,14 +1022,14 @@ public final class Egress implements Agent
         return n;
     }
 
-    /** The resend has read every event the live tail has: what waited behind it follows, and the session is live. */
+    /** The resend has sent the account's newest event: what waited behind it follows, and the session is live. */
     private void goLive(final ResendCursor c, final ByteBuf out)
     {
         final Session s = c.session;
-        if (!c.completeSent || c.seq != accountSeq.get(s.accountId))
+        if (!c.completeSent)
         {
             close(s, SessionErrorCode.RESEND_UNAVAILABLE, "the event journal did not hold the account's events " +
-                (c.after + 1) + " to " + accountSeq.get(s.accountId) + " (read up to " + c.seq + ")");
+                (c.after + 1) + " to " + c.last + " (sent up to " + c.seq + ")");
             return;
         }
         if (c.held != null)
@@ -1162,6 +1217,11 @@ public final class Egress implements Agent
     public void onClose()
     {
         stopped = true;
+        if (historyReader != null)
+        {
+            historyReader.close();
+            historyReader = null;
+        }
         while (!resends.isEmpty())
         {
             endResend(resends.get(resends.size() - 1));

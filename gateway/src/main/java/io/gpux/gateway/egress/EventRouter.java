@@ -1,11 +1,12 @@
 package io.gpux.gateway.egress;
 
 import io.gpux.engine.event.Event;
+import io.gpux.engine.event.Recipients;
 
 /**
- * Which accounts an engine event is private to, from the event alone, so that routing is a pure
- * function of the event journal: the same on the live tail, on a resend and after a restart.
- * Public events (TRADE, BOOK) go to no account; trades go to market data subscribers.
+ * Which accounts an engine event is private to, from the event alone (the engine's rule,
+ * {@link Recipients}, by which it numbers each account's events), so that routing is a pure function of
+ * the event journal. Public events (TRADE, BOOK) go to no account; trades go to market data subscribers.
  */
 public final class EventRouter
 {
@@ -20,34 +21,6 @@ public final class EventRouter
      */
     public static int recipients(final Event e, final long[] recipients)
     {
-        return switch (e.type)
-        {
-            case ACCEPTED, REJECTED, CANCELLED, FILL, BALANCE -> one(e.accountId, recipients);
-            // the renter (accountId) and the machine's owner; a notice journaled without an owner goes to the renter only
-            case PREEMPT_NOTICE -> two(e.accountId, e.ownerId, recipients);
-            case LEASE_STARTED, LEASE_ENDED, SETTLED -> two(e.renterId, e.ownerId, recipients);
-            case MACHINE_ONLINE, MACHINE_OFFLINE -> one(e.ownerId, recipients);
-            case TRADE, BOOK -> 0;
-        };
-    }
-
-    private static int one(final long account, final long[] out)
-    {
-        if (account == 0)
-        {
-            return 0;
-        }
-        out[0] = account;
-        return 1;
-    }
-
-    private static int two(final long a, final long b, final long[] out)
-    {
-        int n = one(a, out);
-        if (b != 0 && b != a)
-        {
-            out[n++] = b;
-        }
-        return n;
+        return Recipients.of(e, recipients);
     }
 }

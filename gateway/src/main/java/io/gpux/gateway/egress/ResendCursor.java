@@ -1,7 +1,7 @@
 package io.gpux.gateway.egress;
 
 import io.gpux.engine.event.Event;
-import io.gpux.engine.event.EventType;
+import io.gpux.engine.event.Recipients;
 import io.gpux.engine.journal.EventCodec;
 import io.gpux.engine.journal.Journal;
 import io.gpux.engine.journal.RecordDescriptor;
@@ -9,13 +9,20 @@ import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.ResendComplete;
 import io.netty.buffer.ByteBuf;
+import org.agrona.collections.LongArrayList;
 
 /**
- * One session's resend in progress: its own reader of the event journal, where it is (the engine
- * event last read, the account's number of the last of its events read), and what the session was
- * sent meanwhile by anything but the resend (answers, market data), held back until the resend has
- * caught up with the live stream. It numbers the account's events as the egress's live tail does
- * ({@link EventRouter}; trades go to no account). Owned by the egress thread.
+ * One session's resend in progress: its own reader of the event journal, the account's events still to
+ * send, and what the session was sent meanwhile by anything but the resend (answers, market data), held
+ * back until the resend has caught up with the live stream. Owned by the egress thread.
+ *
+ * <p>Every private event carries, per recipient account, the account's number of it and the engine
+ * sequence of the account's previous event. The cursor walks back along these links from the account's
+ * newest event to the first one the session lacks, noting each event's engine sequence (8 bytes per
+ * missing event), then reads them forward, in order; each read is a seek of the journal by engine
+ * sequence ({@link Journal.Reader#seek}, O(log n) documents, none when the event is in the document
+ * last read). So a resend reads what the account missed, not the journal between its events. Events
+ * that came meanwhile are fetched the same way, until the cursor has sent the account's newest event.
  */
 final class ResendCursor
 {
@@ -25,83 +32,135 @@ final class ResendCursor
     final long after;
     /** The account's last event when the session logged in: ResendComplete follows it. */
     final long last;
-    /** Records before this engine event (in the checkpoint's document) are skipped. */
-    final long firstEventSeq;
-    /** The account's number of the last of its events read. */
+    /** The account's number of the last event sent. */
     long seq;
-    /** The engine sequence of the last event read. */
-    long eventSeq;
     boolean completeSent;
+    /** Why the resend cannot go on (the journal lacks an event), or null. */
+    String failure;
     /** Frames for the session from anything else while it resends, in order; null until there is one. */
     ByteBuf held;
+    /** Engine sequences of the events to send, newest first (the walk back's order); sent from the end. */
+    private final LongArrayList toSend = new LongArrayList();
+    /** The walk back: the next event to read (engine sequence, the account's number), 0 when not walking. */
+    private long walkEvent;
+    private long walkSeq;
     private final EventCodec codec = new EventCodec();
     private final byte[] record = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
     private final Event event = new Event();
     private final long[] recipients = new long[2];
 
-    ResendCursor(
-        final Session session, final Journal.Reader reader, final long after, final long last, final long seqBefore,
-        final long firstEventSeq)
+    ResendCursor(final Session session, final Journal.Reader reader, final long after, final long last)
     {
         this.session = session;
         this.reader = reader;
         this.after = after;
         this.last = last;
-        this.seq = seqBefore;
-        this.firstEventSeq = firstEventSeq;
-        this.eventSeq = firstEventSeq - 1;
+        this.seq = after;
+    }
+
+    /** True when every event up to the account's {@code newestSeq} has been sent. */
+    boolean caughtUp(final long newestSeq)
+    {
+        return seq >= newestSeq && walkEvent == 0 && toSend.isEmpty();
     }
 
     /**
-     * Reads up to {@code max} records, but none past the engine event {@code upTo} (what the live tail
-     * has routed), framing the account's events after {@link #after} into {@code out}, and
-     * ResendComplete right after its event {@link #last}.
+     * Works for about {@code max} journal documents read (each step reads at least one unit): walks back
+     * from the account's newest event ({@code newestSeq}, at engine sequence {@code newestEvent}) when
+     * there is nothing left to send, else frames the next event into {@code out}, with ResendComplete
+     * right after its event {@link #last}. Stops at a failure ({@link #failure}).
      *
-     * @return the records read.
+     * @return the work done.
      */
-    int read(final int max, final long upTo, final ByteBuf out, final EventFrames frames)
+    int read(final int max, final long newestSeq, final long newestEvent, final ByteBuf out, final EventFrames frames)
     {
-        final Event e = event;
         int n = 0;
-        while (n < max && eventSeq < upTo)
+        while (n < max && failure == null && !caughtUp(newestSeq))
         {
-            final int length = reader.next(record);
-            if (length < 0)
+            final long before = reader.documentsRead();
+            if (toSend.isEmpty() && walkEvent == 0)
             {
-                break;
+                walkEvent = newestEvent;
+                walkSeq = newestSeq;
             }
-            n++;
-            System.arraycopy(record, 0, codec.bytes(), 0, length);
-            if (codec.decode(length, e) != null || e.sequence < firstEventSeq)
+            if (walkEvent != 0)
             {
-                continue;
+                walkBack();
             }
-            eventSeq = e.sequence;
-            if (e.type == EventType.TRADE)
+            else
             {
-                continue;
+                sendNext(out, frames);
             }
-            final int count = EventRouter.recipients(e, recipients);
-            for (int i = 0; i < count; i++)
-            {
-                if (recipients[i] != session.accountId)
-                {
-                    continue;
-                }
-                seq++;
-                if (seq > after)
-                {
-                    frames.accountEvent(out, e, session.accountId, seq);
-                }
-                if (seq == last)
-                {
-                    Frames.write(Envelope.newBuilder().setResendComplete(
-                        ResendComplete.newBuilder().setLastSeq(last).setEventsResent(last - after)).build(), out);
-                    completeSent = true;
-                }
-            }
+            n += (int)Math.max(1, reader.documentsRead() - before);
         }
         return n;
+    }
+
+    /** Reads the event the walk is at, notes it, and steps to the account's previous event. */
+    private void walkBack()
+    {
+        final int at = readEvent(walkEvent, walkSeq);
+        if (at < 0)
+        {
+            return;
+        }
+        toSend.addLong(walkEvent);
+        if (walkSeq == seq + 1)
+        {
+            walkEvent = 0;
+            return;
+        }
+        final long previous = event.previous(at);
+        if (previous == 0)
+        {
+            failure = "the event journal does not link the account's event " + walkSeq + " to its event " + (walkSeq - 1);
+            return;
+        }
+        walkEvent = previous;
+        walkSeq--;
+    }
+
+    private void sendNext(final ByteBuf out, final EventFrames frames)
+    {
+        final long eventSeq = toSend.removeAt(toSend.size() - 1);
+        if (readEvent(eventSeq, seq + 1) < 0)
+        {
+            return;
+        }
+        seq++;
+        frames.accountEvent(out, event, session.accountId, seq);
+        if (seq == last)
+        {
+            Frames.write(Envelope.newBuilder().setResendComplete(
+                ResendComplete.newBuilder().setLastSeq(last).setEventsResent(last - after)).build(), out);
+            completeSent = true;
+        }
+    }
+
+    /**
+     * Reads the event at engine sequence {@code eventSeq} into {@link #event}, checking that it is the
+     * account's {@code accountSeq}-th.
+     *
+     * @return the account's place among the event's recipients, or -1 with {@link #failure} set.
+     */
+    private int readEvent(final long eventSeq, final long accountSeq)
+    {
+        final int length = reader.read(eventSeq, EventCodec::sequenceOf, record);
+        if (length < 0)
+        {
+            failure = "the event journal no longer holds the account's event " + accountSeq;
+            return -1;
+        }
+        System.arraycopy(record, 0, codec.bytes(), 0, length);
+        final String problem = codec.decode(length, event);
+        final int at = problem == null ? Recipients.indexOf(event, session.accountId, recipients) : -1;
+        if (at < 0 || event.accountSeq(at) != accountSeq)
+        {
+            failure = "the event journal's event " + eventSeq + " is not the account's event " + accountSeq +
+                (problem == null ? "" : " (" + problem + ")");
+            return -1;
+        }
+        return at;
     }
 
     /** The buffer for what must wait until the resend is done. */

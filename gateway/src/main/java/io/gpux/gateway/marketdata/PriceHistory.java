@@ -10,9 +10,10 @@ import java.util.Arrays;
 
 /**
  * The exchange's price history: per market, OHLC candles of each {@link Interval} and the last trade,
- * built from the trades of the event journal. One thread owns it (the egress's, which reads every
- * trade of the journal from its start when the gateway starts, so the history survives a restart
- * without a file of its own), and feeding it a trade allocates nothing once the market has traded.
+ * built from the trades of the event journal. One thread owns it (the egress's, which loads every
+ * trade of the journal from its start after the gateway starts, a bounded slice per duty cycle, so the
+ * history survives a restart without a file of its own), and feeding it a trade allocates nothing once
+ * the market has traded.
  *
  * <p>Memory is bounded: per market and interval a ring of {@link #SLOTS} candles indexed by the
  * candle's start, so a candle is kept for {@code SLOTS} intervals (1m: a day, 5m: five days, 1h: sixty

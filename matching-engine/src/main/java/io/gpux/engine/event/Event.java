@@ -37,6 +37,16 @@ public final class Event
     public long balance;
     public long available;
 
+    /**
+     * Per recipient account, in the order of {@link Recipients#of}: the account's number of this event
+     * (its events numbered 1, 2, ... gap-free) and the engine sequence of the account's previous event (0:
+     * none), the back-link a resend walks. Both 0 for an account the engine does not hold.
+     */
+    public long accountSeq0;
+    public long previous0;
+    public long accountSeq1;
+    public long previous1;
+
     public RejectReason rejectReason;
     public CancelReason cancelReason;
     public EndReason endReason;
@@ -81,6 +91,10 @@ public final class Event
         ms = 0;
         balance = 0;
         available = 0;
+        accountSeq0 = 0;
+        previous0 = 0;
+        accountSeq1 = 0;
+        previous1 = 0;
         rejectReason = null;
         cancelReason = null;
         endReason = null;
@@ -118,6 +132,10 @@ public final class Event
         ms = src.ms;
         balance = src.balance;
         available = src.available;
+        accountSeq0 = src.accountSeq0;
+        previous0 = src.previous0;
+        accountSeq1 = src.accountSeq1;
+        previous1 = src.previous1;
         rejectReason = src.rejectReason;
         cancelReason = src.cancelReason;
         endReason = src.endReason;
@@ -135,6 +153,18 @@ public final class Event
             System.arraycopy(src.askGpus, 0, askGpus, 0, askLevels);
         }
         return this;
+    }
+
+    /** The {@code recipient}-th recipient's number of this event (see {@link #accountSeq0}). */
+    public long accountSeq(final int recipient)
+    {
+        return recipient == 0 ? accountSeq0 : accountSeq1;
+    }
+
+    /** The engine sequence of the {@code recipient}-th recipient's previous event, 0 if none. */
+    public long previous(final int recipient)
+    {
+        return recipient == 0 ? previous0 : previous1;
     }
 
     public void ensureBookCapacity(final int depth)

@@ -24,6 +24,10 @@ public final class Account
     public final OpenOrders openOrders = new OpenOrders(this);
     /** Open cancel-on-disconnect sessions, as the COD_SESSION commands counted them. */
     public int codSessions;
+    /** The number of its last private event (its events are numbered 1, 2, ... as the engine emits them); 0: none yet. */
+    public long lastSeq;
+    /** The engine sequence of its last private event, where a resend starts walking back; 0: none yet. */
+    public long lastEventSequence;
     public Order firstOpen;
     public Order lastOpen;
     /** Its live (pending or running) leases as renter, in lease id order, linked by {@link Lease#renterNext}. */

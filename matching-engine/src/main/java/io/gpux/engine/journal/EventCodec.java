@@ -19,13 +19,17 @@ import static io.gpux.engine.journal.RecordDescriptor.*;
 public final class EventCodec
 {
     private static final int BOOK_BIT = 26;
-    private static final int FIELD_COUNT = 27;
+    /** The recipients' event numbers and back-links follow the book levels. */
+    private static final int FIELD_COUNT = 31;
     private static final int BOOK_LEVEL_BYTES = 20;
     private static final EventType[] TYPES = EventType.values();
     private static final RejectReason[] REJECTS = RejectReason.values();
     private static final CancelReason[] CANCELS = CancelReason.values();
     private static final EndReason[] ENDS = EndReason.values();
     private static final NoticeReason[] NOTICES = NoticeReason.values();
+
+    private static final java.lang.invoke.VarHandle SEQUENCE =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private final byte[] bytes = new byte[MAX_RECORD_LENGTH];
     private final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
@@ -45,6 +49,12 @@ public final class EventCodec
     public long sequenceOf()
     {
         return buffer.getLong(SEQUENCE_OFFSET);
+    }
+
+    /** The engine sequence of the event record at {@code offset} in {@code bytes} (a {@link Journal.RecordKey}). */
+    public static long sequenceOf(final byte[] bytes, final int offset, final int length)
+    {
+        return (long)SEQUENCE.get(bytes, offset + SEQUENCE_OFFSET);
     }
 
     public int encode(final Event e)
@@ -102,6 +112,10 @@ public final class EventCodec
             }
             mask |= 1L << BOOK_BIT;
         }
+        mask |= put(27, e.accountSeq0);
+        mask |= put(28, e.previous0);
+        mask |= put(29, e.accountSeq1);
+        mask |= put(30, e.previous1);
         buffer.putLong(MASK_OFFSET, mask);
         length = fields.position;
         buffer.putInt(CRC_OFFSET, fields.crc(bytes, length));
@@ -193,6 +207,10 @@ public final class EventCodec
                     case 23 -> e.noticeReason = NOTICES[(int)v - 1];
                     case 24 -> e.command = CommandType.of((int)v - 1);
                     case 25 -> e.namesMarket = v != 0;
+                    case 27 -> e.accountSeq0 = v;
+                    case 28 -> e.previous0 = v;
+                    case 29 -> e.accountSeq1 = v;
+                    case 30 -> e.previous1 = v;
                     default -> throw new IllegalArgumentException("unknown field " + bit);
                 }
             }

@@ -6,7 +6,9 @@ import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.TailerDirection;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -359,6 +361,13 @@ public final class Journal implements AutoCloseable
         return -1;
     }
 
+    /** The key of a record (an engine sequence), which grows from record to record through the journal. */
+    @FunctionalInterface
+    public interface RecordKey
+    {
+        long key(byte[] bytes, int offset, int length);
+    }
+
     /** Sees one record; returns true to stop. */
     @FunctionalInterface
     public interface RecordVisitor
@@ -474,10 +483,259 @@ public final class Journal implements AutoCloseable
         private boolean nextPresent;
         private int position;
         private boolean currentLoaded;
+        private final Document probe = new Document();
+        private long documentsRead;
 
         Reader(final ExcerptTailer tailer)
         {
             this.tailer = tailer;
+        }
+
+        /** Queue documents this reader has read, probes of {@link #seek} included. */
+        public long documentsRead()
+        {
+            return documentsRead;
+        }
+
+        /**
+         * Positions the reader at the document that holds the record of key {@code key}, found over the
+         * queue's index (the key of a document is that of its first record; keys grow through the
+         * journal): from the document last read, a galloping search (O(log d) documents read for a key d
+         * documents away); else a binary search, first over the queue's cycles, then within the cycle
+         * (O(log n)). The records of that document before the one wanted are the caller's to skip.
+         *
+         * @return false if the journal holds nothing at or before {@code key} (it is empty, or starts after).
+         */
+        public boolean seek(final long key, final RecordKey keyOf)
+        {
+            final RollCycle roll = queue.rollCycle();
+            if (currentLoaded && current.valid && current.recordCount > 0)
+            {
+                final int cycle = roll.toCycle(current.index);
+                final long base = roll.toSequenceNumber(current.index);
+                if (keyOf.key(current.bytes, current.offsets[0], current.lengths[0]) <= key)
+                {
+                    if (cycle != singleQueue().lastCycle())
+                    {
+                        // the key may be in a later cycle
+                        return seekFromTheStart(key, keyOf, roll);
+                    }
+                    return startAt(roll.toIndex(cycle, gallopForward(cycle, base, key, keyOf, roll)));
+                }
+                long step = 1;
+                long above = base;
+                while (step <= base)
+                {
+                    final long probe = base - step;
+                    if (keyAt(roll.toIndex(cycle, probe), keyOf) <= key)
+                    {
+                        return startAt(roll.toIndex(cycle, bisect(cycle, probe, above, key, keyOf, roll)));
+                    }
+                    above = probe;
+                    step *= 2;
+                }
+                if (keyAt(roll.toIndex(cycle, 0), keyOf) <= key)
+                {
+                    return startAt(roll.toIndex(cycle, bisect(cycle, 0, above, key, keyOf, roll)));
+                }
+            }
+            return seekFromTheStart(key, keyOf, roll);
+        }
+
+        private boolean seekFromTheStart(final long key, final RecordKey keyOf, final RollCycle roll)
+        {
+            final int first = singleQueue().firstCycle();
+            final int last = singleQueue().lastCycle();
+            if (first == Integer.MAX_VALUE || last == Integer.MIN_VALUE)
+            {
+                return false;
+            }
+            final long[] cycles = singleQueue().listCyclesBetween(first, last).stream().mapToLong(Long::longValue).toArray();
+            int lo = -1;
+            int hi = cycles.length;
+            while (hi - lo > 1)
+            {
+                final int mid = (lo + hi) >>> 1;
+                if (keyAt(roll.toIndex((int)cycles[mid], 0), keyOf) <= key)
+                {
+                    lo = mid;
+                }
+                else
+                {
+                    hi = mid;
+                }
+            }
+            if (lo < 0)
+            {
+                return false;
+            }
+            final int cycle = (int)cycles[lo];
+            return startAt(roll.toIndex(cycle, gallopForward(cycle, 0, key, keyOf, roll)));
+        }
+
+        /** The last document of the cycle from {@code from} on (whose key is at most key) whose key is at most key. */
+        private long gallopForward(final int cycle, final long from, final long key, final RecordKey keyOf, final RollCycle roll)
+        {
+            long below = from;
+            long step = 1;
+            while (keyAt(roll.toIndex(cycle, from + step), keyOf) <= key)
+            {
+                below = from + step;
+                step *= 2;
+            }
+            return bisect(cycle, below, from + step, key, keyOf, roll);
+        }
+
+        /** The last document in [below, above) whose key is at most key, given that below's is and above's is not. */
+        private long bisect(
+            final int cycle, final long below, final long above, final long key, final RecordKey keyOf, final RollCycle roll)
+        {
+            long lo = below;
+            long hi = above;
+            while (hi - lo > 1)
+            {
+                final long mid = (lo + hi) >>> 1;
+                if (keyAt(roll.toIndex(cycle, mid), keyOf) <= key)
+                {
+                    lo = mid;
+                }
+                else
+                {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
+
+        /**
+         * Reads the record of key {@code key} into {@code dst}: from the document last read when it holds
+         * the key, else after a {@link #seek}. Reading on with {@link #next} continues after it.
+         *
+         * @return its length, or -1 when the journal does not hold it.
+         */
+        public int read(final long key, final RecordKey keyOf, final byte[] dst)
+        {
+            if (!inCurrent(key, keyOf) && !seek(key, keyOf))
+            {
+                return -1;
+            }
+            int n;
+            while ((n = next(dst)) >= 0)
+            {
+                final long k = keyOf.key(dst, 0, n);
+                if (k == key)
+                {
+                    return n;
+                }
+                if (k > key || !current.valid)
+                {
+                    return -1;
+                }
+            }
+            return -1;
+        }
+
+        /** Whether the document last read holds {@code key}; if so, the next record read is its record. */
+        private boolean inCurrent(final long key, final RecordKey keyOf)
+        {
+            final Document d = current;
+            if (!currentLoaded || !d.valid || d.recordCount == 0 ||
+                keyOf.key(d.bytes, d.offsets[0], d.lengths[0]) > key)
+            {
+                return false;
+            }
+            int lo = 0;
+            int hi = d.recordCount - 1;
+            if (keyOf.key(d.bytes, d.offsets[hi], d.lengths[hi]) < key)
+            {
+                return false;
+            }
+            while (lo < hi)
+            {
+                final int mid = (lo + hi) >>> 1;
+                if (keyOf.key(d.bytes, d.offsets[mid], d.lengths[mid]) < key)
+                {
+                    lo = mid + 1;
+                }
+                else
+                {
+                    hi = mid;
+                }
+            }
+            position = lo;
+            return true;
+        }
+
+        /** The key of the first valid document at or after {@code queueIndex}; Long.MAX_VALUE if there is none. */
+        private long keyAt(final long queueIndex, final RecordKey keyOf)
+        {
+            if (!tailer.moveToIndex(queueIndex))
+            {
+                return Long.MAX_VALUE;
+            }
+            while (probe.read(tailer))
+            {
+                documentsRead++;
+                if (probe.valid && probe.recordCount > 0)
+                {
+                    return keyOf.key(probe.bytes, probe.offsets[0], probe.lengths[0]);
+                }
+            }
+            return Long.MAX_VALUE;
+        }
+
+        /**
+         * Positions the reader after the last valid document (nothing of the journal's history is read but
+         * its last documents, newest first, up to the first valid one).
+         *
+         * @return the key of the last record of that document, or 0 when the journal holds none.
+         */
+        public long startAtEnd(final RecordKey keyOf)
+        {
+            long voided = -1;
+            long found = -1;
+            long lastKey = 0;
+            try (ExcerptTailer backward = queue.createTailer().direction(TailerDirection.BACKWARD).toEnd())
+            {
+                while (probe.read(backward))
+                {
+                    documentsRead++;
+                    if (probe.isVoid)
+                    {
+                        voided = probe.voided;
+                        continue;
+                    }
+                    if (probe.index == voided || !probe.valid || probe.recordCount == 0)
+                    {
+                        continue;
+                    }
+                    final int r = probe.recordCount - 1;
+                    lastKey = keyOf.key(probe.bytes, probe.offsets[r], probe.lengths[r]);
+                    found = probe.index;
+                    break;
+                }
+            }
+            nextLoaded = false;
+            currentLoaded = false;
+            if (found < 0)
+            {
+                tailer.toStart();
+                return 0;
+            }
+            if (!tailer.moveToIndex(found))
+            {
+                throw new IllegalStateException("journal document " + found + " vanished while it was read");
+            }
+            try (DocumentContext dc = tailer.readingDocument())
+            {
+                documentsRead++;
+            }
+            return lastKey;
+        }
+
+        private SingleChronicleQueue singleQueue()
+        {
+            return (SingleChronicleQueue)queue;
         }
 
         /** Positions so that the next record read is the first of the document after {@code queueIndex}. */
@@ -514,6 +772,7 @@ public final class Journal implements AutoCloseable
             if (!nextLoaded)
             {
                 nextPresent = next.read(tailer);
+                documentsRead += nextPresent ? 1 : 0;
                 // a miss is not remembered: a live journal may have a document there by the next call
                 nextLoaded = nextPresent;
             }
