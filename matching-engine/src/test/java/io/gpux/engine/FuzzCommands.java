@@ -11,7 +11,8 @@ import io.gpux.engine.replay.Symbols;
  * so every choice is a small decision read from the next byte or bytes, and a run ends when the bytes do.
  *
  * <p>Well-formed means what the engine can be given: every {@link CommandType}; ids of the markets, accounts,
- * machines, orders, leases and keys {@link FuzzRun#HEADER} registered as often as fresh or arbitrary ones;
+ * machines, orders, leases and keys {@link FuzzRun#HEADER} registered, of those the run's own registrations may
+ * add (markets with any parameters the gateway passes on), and arbitrary ones;
  * numbers anywhere in the ranges the gateway lets through (GatewayHandler and HotRequest: an order's or a
  * machine's gpus are a uint32 of at most {@code Integer.MAX_VALUE}; prices, market parameters, configuration and
  * deposits any int64; order, machine, lease and key ids any uint64; a minimum reliability of at most one million
@@ -80,8 +81,7 @@ final class FuzzCommands
             }
             case ACCOUNT ->
             {
-                final int k = u8() % (FuzzRun.ACCOUNTS.length + 2);
-                c.name = k < FuzzRun.ACCOUNTS.length ? FuzzRun.ACCOUNTS[k] : "new" + k;
+                c.name = accountName(u8() % (FuzzRun.ACCOUNTS.length + 2));
                 c.accountId = u8() % 4 == 0 ? anyLong() : symbols.accounts.id(c.name);
                 c.roles = 1 + u8() % 15;
             }
@@ -92,8 +92,7 @@ final class FuzzCommands
             }
             case MACHINE ->
             {
-                final int k = u8() % (FuzzRun.MACHINES.length + 2);
-                c.name = k < FuzzRun.MACHINES.length ? FuzzRun.MACHINES[k] : "new" + k;
+                c.name = machineName(u8() % (FuzzRun.MACHINES.length + 2));
                 c.machineId = u8() % 4 == 0 ? anyLong() : symbols.machines.id(c.name);
                 c.accountId = account();
                 c.marketId = market();
@@ -196,20 +195,32 @@ final class FuzzCommands
 
     private long account()
     {
-        final int k = u8() % (FuzzRun.ACCOUNTS.length + 1);
-        return k < FuzzRun.ACCOUNTS.length ? symbols.accounts.id(FuzzRun.ACCOUNTS[k]) : anyLong();
+        final int k = u8() % (FuzzRun.ACCOUNTS.length + 3);
+        return k < FuzzRun.ACCOUNTS.length + 2 ? symbols.accounts.id(accountName(k)) : anyLong();
     }
 
     private long market()
     {
-        final int k = u8() % (FuzzRun.MARKETS.length + 1);
-        return k < FuzzRun.MARKETS.length ? symbols.markets.id(FuzzRun.MARKETS[k]) : anyLong();
+        final int k = u8() % (SYMBOLS.length + 2);
+        return k < SYMBOLS.length + 1 ? symbols.markets.id(SYMBOLS[k % SYMBOLS.length]) : anyLong();
     }
 
     private long machine()
     {
-        final int k = u8() % (FuzzRun.MACHINES.length + 1);
-        return k < FuzzRun.MACHINES.length ? symbols.machines.id(FuzzRun.MACHINES[k]) : anyLong();
+        final int k = u8() % (FuzzRun.MACHINES.length + 3);
+        return k < FuzzRun.MACHINES.length + 2 ? symbols.machines.id(machineName(k)) : anyLong();
+    }
+
+    /** The header's accounts, then two that only an ACCOUNT command of the run can register. */
+    private static String accountName(final int k)
+    {
+        return k < FuzzRun.ACCOUNTS.length ? FuzzRun.ACCOUNTS[k] : "acct" + k;
+    }
+
+    /** The header's machines, then two that only a MACHINE command of the run can register. */
+    private static String machineName(final int k)
+    {
+        return k < FuzzRun.MACHINES.length ? FuzzRun.MACHINES[k] : "gpu" + k;
     }
 
     /** An order id of the recent ones (open or not), or any. */
