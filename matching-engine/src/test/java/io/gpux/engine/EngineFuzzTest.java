@@ -15,6 +15,8 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  *   JAZZER_FUZZ=1 ./mvnw -pl matching-engine -am verify -Dtest=EngineFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
  *       -Djazzer.max_duration=5m
  * </pre>
+ * An input of libFuzzer's 4,096 bytes at most is about 400 commands, each followed by a full invariant check: a few
+ * inputs a second on one free core, so give it the minutes (or the cores) that budget allows.
  */
 class EngineFuzzTest
 {
