@@ -266,7 +266,7 @@ final class Matcher
     int plainAvailable(final Order bid, final long price, final int gpus, final int enough)
     {
         final BookSide asks = bid.market.asks;
-        int found = 0;
+        long found = 0; // asks of machines of up to Integer.MAX_VALUE GPUs each: their sum may not fit an int
         for (PriceLevel level = asks.best(); level != null; level = asks.worse(level))
         {
             if (level.price() > price)
@@ -289,13 +289,13 @@ final class Matcher
                         found += ask.openGpus;
                         if (found >= enough)
                         {
-                            return Math.min(found, gpus);
+                            return (int)Math.min(found, gpus);
                         }
                     }
                 }
             }
         }
-        return Math.min(found, gpus);
+        return (int)Math.min(found, gpus);
     }
 
     /**

@@ -35,13 +35,13 @@ final class Preemptor
         return lease.renter != bid.account && lease.owner != bid.account && Matcher.eligible(bid, lease.machine);
     }
 
-    /** GPUs that preemption could give a plain (non-gang) bid now, counting up to {@code enough}. */
+    /** GPUs that preemption could give a plain (non-gang) bid now, counting up to {@code enough} (at most that). */
     int preemptible(final Order bid, final long price, final int enough)
     {
         final Market market = bid.market;
         final long limit = price - market.minIncrement;
         final LeaseIndex index = market.preemptible;
-        int found = 0;
+        long found = 0; // leases of up to Integer.MAX_VALUE GPUs each: their sum may not fit an int
         for (int i = 0; i < index.levelCount() && index.priceAt(i) <= limit; i++)
         {
             for (Lease lease = index.firstAt(i); lease != null; lease = lease.nextInIndex())
@@ -51,12 +51,12 @@ final class Preemptor
                     found += lease.gpus;
                     if (found >= enough)
                     {
-                        return found;
+                        return enough;
                     }
                 }
             }
         }
-        return found;
+        return (int)found;
     }
 
     /** Preempts for the unfilled GPUs of a plain bid. */

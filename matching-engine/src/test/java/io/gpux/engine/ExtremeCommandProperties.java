@@ -99,25 +99,10 @@ class ExtremeCommandProperties
         {
             time = gen.time(time);
             gen.fill(c, time);
-            String text;
+            history.add(FuzzRun.print(printer, c));
             try
             {
-                printer.learn(c);
-                text = printer.format(c);
-            }
-            catch (final RuntimeException ex)
-            {
-                text = c.type + " (unprintable: " + ex + ")";
-            }
-            history.add(text);
-            try
-            {
-                if (c.type == CommandType.DEPOSIT)
-                {
-                    checker.expectDeposit(c.accountId, c.amount);
-                }
-                engine.apply(c);
-                checker.check();
+                FuzzRun.applyAndCheck(engine, checker, c);
             }
             catch (final RuntimeException | AssertionError ex)
             {
