@@ -1,32 +1,20 @@
 package io.gpux.client.agent;
 
-import io.gpux.client.BookView;
-import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.RequestFailedException;
-import io.gpux.proto.v1.AccountEvent;
-import io.gpux.proto.v1.BookSnapshot;
-import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.LoginAccepted;
 import io.gpux.proto.v1.MachineHeartbeat;
-import io.gpux.proto.v1.MachineOffline;
-import io.gpux.proto.v1.MachineOnline;
 import io.gpux.proto.v1.MarketInfo;
-import io.gpux.proto.v1.PlaceAsk;
 import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.RegisterMachine;
-import io.gpux.proto.v1.Replace;
 import io.gpux.proto.v1.Response;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -110,47 +98,29 @@ import org.agrona.concurrent.NanoClock;
  */
 public final class OwnerAgent implements AutoCloseable
 {
-    private static final int BOOK_LEVELS = 32;
-    /** The most of the account's other asks in the market that undercutting leaves out of the book. */
-    private static final int ACCOUNT_ASKS = 256;
-    private static final long MIN_STOP_REQUEST_TIMEOUT_MS = 250;
-
     private final OwnerAgentContext ctx;
     private final GpuxClient client;
     private final OwnerAgentListener listener;
     private final OwnerAgentPricing pricing;
     private final Duration timeout;
-    private final EventAdapter events = new EventAdapter();
     private final NanoClock clock;
     private final Semaphore wakeups = new Semaphore(0);
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final MachineLedger ledger = new MachineLedger();
+    private final OwnerAgentEvents events;
+    private final AskKeeper asks;
+    private final GracefulStop stop;
     private final AtomicLong heartbeats = new AtomicLong();
     private final AtomicLong telemetryFailures = new AtomicLong();
-    private final long[] bookPrices = new long[BOOK_LEVELS];
-    private final long[] bookGpus = new long[BOOK_LEVELS];
-    private final long[] accountAskPrices = new long[ACCOUNT_ASKS];
-    private final long[] accountAskGpus = new long[ACCOUNT_ASKS];
 
     private volatile boolean running;
     private volatile boolean closed;
     private volatile boolean reclaimRequested;
     private volatile boolean reregister;
-    private volatile boolean reclaimed;
     private volatile long machineId;
     private volatile List<GpuInfo> gpus;
-    private Thread thread;
-
-    private volatile boolean stopRequested;
-    private volatile boolean stopped;
-    private volatile int leasesLeft;
-    private long stopDeadlineNs;
-    private boolean stopping;
-    private boolean stopUnreachable;
-    private int stopReportedLeases = -1;
-
     private volatile String market;
-    private long tick = 1;
+    private Thread thread;
     private long graceMs;
     private boolean subscribed;
     private boolean telemetryFailing;
@@ -163,6 +133,9 @@ public final class OwnerAgent implements AutoCloseable
         this.pricing = new OwnerAgentPricing(ctx.reservePrice(), ctx.price(), ctx.undercut());
         this.timeout = ctx.requestTimeout();
         this.clock = ctx.nanoClock();
+        this.events = new OwnerAgentEvents(this, client, listener, ledger);
+        this.asks = new AskKeeper(client, listener, pricing, ledger, events);
+        this.stop = new GracefulStop(listener, ledger, asks, clock, timeout, ctx.stopMargin(), this::stopFinished);
         client.addListener(events);
         if (ctx.workloads() != null)
         {
@@ -258,14 +231,14 @@ public final class OwnerAgent implements AutoCloseable
     public void reclaim()
     {
         reclaimRequested = true;
-        wakeups.release();
+        wake();
     }
 
     /** Ends a {@link #reclaim()}: the ask is posted again (unless the reclaim file still exists). */
     public void resume()
     {
         reclaimRequested = false;
-        wakeups.release();
+        wake();
     }
 
     /**
@@ -274,8 +247,8 @@ public final class OwnerAgent implements AutoCloseable
      */
     public void stop()
     {
-        stopRequested = true;
-        wakeups.release();
+        stop.request();
+        wake();
     }
 
     /**
@@ -300,19 +273,19 @@ public final class OwnerAgent implements AutoCloseable
         {
             t.interrupt();
         }
-        return stopped ? leasesLeft : ledger.leaseCount();
+        return stop.stopped() ? stop.leasesLeft() : ledger.leaseCount();
     }
 
     /** True from {@link #stop()} on. */
     public boolean isStopping()
     {
-        return stopRequested;
+        return stop.requested();
     }
 
     /** True once a graceful stop has finished: the last lease ended, or the deadline passed. */
     public boolean isStopped()
     {
-        return stopped;
+        return stop.stopped();
     }
 
     /** Waits until the agent's thread has ended (a graceful stop finished, {@link #stopNow()}, {@link #close()}). */
@@ -336,7 +309,7 @@ public final class OwnerAgent implements AutoCloseable
     /** True from the reclaim's cancel until the trigger went away. */
     public boolean isReclaimed()
     {
-        return reclaimed;
+        return asks.reclaimed();
     }
 
     /** The machine's id, 0 until registered. */
@@ -378,6 +351,38 @@ public final class OwnerAgent implements AutoCloseable
     public OwnerAgentContext context()
     {
         return ctx;
+    }
+
+    /** The machine's market, null until discovery worked. */
+    String market()
+    {
+        return market;
+    }
+
+    /** Runs the next interval's work now (a reclaim, a resume, a stop, a new session, a lease's end). Any thread. */
+    void wake()
+    {
+        wakeups.release();
+    }
+
+    /** A new session (client event loop): the machine is registered again and the portfolio read again. */
+    void onNewSession()
+    {
+        reregister = true;
+        ledger.stale();
+        wake();
+    }
+
+    private void stopFinished()
+    {
+        running = false;
+        synchronized (this)
+        {
+            if (thread == null)
+            {
+                terminated.countDown();
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------
@@ -429,19 +434,15 @@ public final class OwnerAgent implements AutoCloseable
      */
     public int doWork()
     {
-        if (stopped)
+        if (stop.stopped())
         {
             return 0;
         }
-        if (stopRequested && !stopping)
-        {
-            stopping = true;
-            stopDeadlineNs = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs) + ctx.stopMargin().toNanos();
-        }
-        if (stopping && gpus == null)
+        stop.begin(graceMs);
+        if (stop.stopping() && gpus == null)
         {
             // never discovered, so never registered by this run: no lease to wait for
-            finishStop(0);
+            stop.finish(0);
             return 1;
         }
         int work = 0;
@@ -469,24 +470,24 @@ public final class OwnerAgent implements AutoCloseable
             {
                 work += readPortfolio();
             }
-            if (stopping)
+            if (stop.stopping())
             {
-                return work + drain();
+                return work + stop.drain(graceMs);
             }
             final boolean wantReclaim = reclaimRequested || (ctx.reclaimFile() != null && Files.exists(ctx.reclaimFile()));
-            if (wantReclaim && !reclaimed)
+            if (wantReclaim && !asks.reclaimed())
             {
-                work += reclaimAsk();
+                work += asks.reclaim(stop.timeout());
             }
-            else if (!wantReclaim && reclaimed)
+            else if (!wantReclaim && asks.reclaimed())
             {
-                reclaimed = false;
+                asks.resume();
                 listener.onResumed();
                 work++;
             }
-            if (!reclaimed && !reregister)
+            if (!asks.reclaimed() && !reregister)
             {
-                work += keepAsk();
+                work += asks.keep(machineId, stop.timeout());
             }
         }
         catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
@@ -497,13 +498,9 @@ public final class OwnerAgent implements AutoCloseable
                 // an order left unanswered may be on the book all the same: read what is
                 ledger.stale();
             }
-            if (stopping)
+            if (stop.stopping())
             {
-                if (!stopUnreachable)
-                {
-                    stopUnreachable = true;
-                    listener.onStopUnreachable(String.valueOf(ex.getMessage()), stopLeftMs());
-                }
+                stop.unreachable(String.valueOf(ex.getMessage()));
             }
             else
             {
@@ -517,92 +514,9 @@ public final class OwnerAgent implements AutoCloseable
         }
         finally
         {
-            if (stopping && !stopped && clock.nanoTime() - stopDeadlineNs >= 0)
-            {
-                finishStop(ledger.leaseCount());
-            }
+            stop.checkDeadline();
         }
         return work;
-    }
-
-    /**
-     * One interval of a graceful stop (after the heartbeat): cancels the machine's asks with reclaim and
-     * counts its leases; ends the stop when none is left.
-     */
-    private int drain() throws IOException, InterruptedException, TimeoutException
-    {
-        if (stopUnreachable)
-        {
-            // reached again: say again what the stop waits for
-            stopUnreachable = false;
-            stopReportedLeases = -1;
-        }
-        int reclaims = 0;
-        for (final long orderId : ledger.asks())
-        {
-            final Response r = client.call(Envelope.newBuilder().setCancel(
-                Cancel.newBuilder().setOrderId(orderId).setReclaim(true)), timeout());
-            if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
-            {
-                listener.onError("reclaim", r.getReason() + " " + r.getMessage());
-                continue;
-            }
-            ledger.closed(orderId);
-            // the notices take effect a grace from now: wait for them, whenever the reclaim got through
-            stopDeadlineNs = Math.max(stopDeadlineNs,
-                clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs) + ctx.stopMargin().toNanos());
-            reclaimed = true;
-            reclaims++;
-            listener.onReclaimed(orderId);
-        }
-        final int leases = ledger.leaseCount();
-        if (reclaims > 0)
-        {
-            // the reclaims' notices and ends come as events: count again next interval
-            return reclaims;
-        }
-        if (leases == 0)
-        {
-            finishStop(0);
-            return 1;
-        }
-        if (leases != stopReportedLeases)
-        {
-            stopReportedLeases = leases;
-            listener.onStopWaiting(leases, stopLeftMs());
-        }
-        return 0;
-    }
-
-    private void finishStop(final int leases)
-    {
-        leasesLeft = leases;
-        stopped = true;
-        running = false;
-        listener.onStopped(leases);
-        synchronized (this)
-        {
-            if (thread == null)
-            {
-                terminated.countDown();
-            }
-        }
-    }
-
-    private long stopLeftMs()
-    {
-        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(stopDeadlineNs - clock.nanoTime()));
-    }
-
-    /** The wait for one answer: the configured timeout, cut to what is left of a graceful stop's wait. */
-    private Duration timeout()
-    {
-        if (!stopping)
-        {
-            return timeout;
-        }
-        final long leftMs = Math.max(MIN_STOP_REQUEST_TIMEOUT_MS, stopLeftMs());
-        return leftMs < timeout.toMillis() ? Duration.ofMillis(leftMs) : timeout;
     }
 
     /**
@@ -612,7 +526,7 @@ public final class OwnerAgent implements AutoCloseable
      */
     private int readPortfolio() throws IOException, InterruptedException, TimeoutException
     {
-        final Portfolio p = client.portfolio(timeout());
+        final Portfolio p = client.portfolio(stop.timeout());
         if (!ledger.view().machineKnown())
         {
             // the exchange lost the machine: register it again, then read again
@@ -652,7 +566,7 @@ public final class OwnerAgent implements AutoCloseable
         final Response r = client.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder()
             .setName(ctx.machineName()).setMarket(market).setGpus(found.size())
             .setVramGb((int)Math.min(Integer.MAX_VALUE, found.get(0).vramGb()))
-            .setRegion(ctx.region()).setInterconnect(ctx.interconnect())), timeout());
+            .setRegion(ctx.region()).setInterconnect(ctx.interconnect())), stop.timeout());
         if (r.getReason() != Reason.REASON_OK)
         {
             listener.onRegisterRejected(r.getReason(), r.getMessage());
@@ -665,11 +579,11 @@ public final class OwnerAgent implements AutoCloseable
         {
             listener.onRegistered(machineId, ctx.machineName(), market, found.size());
         }
-        for (final MarketInfo m : client.markets(timeout()).getMarketsList())
+        for (final MarketInfo m : client.markets(stop.timeout()).getMarketsList())
         {
             if (m.getSymbol().equals(market))
             {
-                tick = Math.max(1, m.getTick());
+                asks.tick(m.getTick());
                 graceMs = Math.max(0, m.getGraceMs());
             }
         }
@@ -702,7 +616,7 @@ public final class OwnerAgent implements AutoCloseable
                 listener.onTelemetryFailed(ex);
             }
         }
-        final Response r = client.call(Envelope.newBuilder().setMachineHeartbeat(heartbeat), timeout());
+        final Response r = client.call(Envelope.newBuilder().setMachineHeartbeat(heartbeat), stop.timeout());
         if (r.getReason() == Reason.REASON_OK)
         {
             heartbeats.incrementAndGet();
@@ -714,246 +628,6 @@ public final class OwnerAgent implements AutoCloseable
                 reregister = true;
             }
             listener.onError("heartbeat", r.getReason() + " " + r.getMessage());
-        }
-    }
-
-    private int reclaimAsk() throws IOException, InterruptedException, TimeoutException
-    {
-        final long orderId = ledger.askOrderId();
-        if (orderId != 0)
-        {
-            final Response r = client.call(Envelope.newBuilder().setCancel(
-                Cancel.newBuilder().setOrderId(orderId).setReclaim(true)), timeout());
-            if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
-            {
-                listener.onError("reclaim", r.getReason() + " " + r.getMessage());
-                return 0;
-            }
-            ledger.closed(orderId);
-        }
-        reclaimed = true;
-        listener.onReclaimed(orderId);
-        return 1;
-    }
-
-    /**
-     * Posts, re-prices or grows the ask, from the ledger; returns 1 if it sent a command that the exchange
-     * accepted. A refusal that says the ledger is wrong (the ask unknown, capacity the machine does not have)
-     * makes the next interval read the portfolio again.
-     */
-    private int keepAsk() throws IOException, InterruptedException, TimeoutException
-    {
-        final MachineLedger.View v = ledger.view();
-        if (!v.current())
-        {
-            return 0;
-        }
-        final int free = v.freeGpus();
-        final long target = targetPrice(v);
-        if (!v.hasAsk())
-        {
-            return free > 0 ? postAsk(free, target) : 0;
-        }
-        final boolean grow = v.askOpenGpus() < free;
-        final boolean reprice = v.askPrice() != target && (v.askOpenGpus() > 0 || grow);
-        if (!grow && !reprice)
-        {
-            return 0;
-        }
-        final long orderId = v.askOrderId();
-        final Replace.Builder replace = Replace.newBuilder().setOrderId(orderId);
-        if (grow)
-        {
-            replace.setGpus(free);
-        }
-        if (reprice)
-        {
-            replace.setPrice(target);
-        }
-        ledger.replacing(orderId, grow ? free : 0, reprice ? target : 0);
-        final Response r = client.call(Envelope.newBuilder().setReplace(replace), timeout());
-        if (r.getReason() == Reason.REASON_OK)
-        {
-            ledger.accepted(orderId);
-            listener.onAskReplaced(orderId, grow ? free : v.askOpenGpus(), reprice ? target : v.askPrice());
-            return 1;
-        }
-        ledger.refused(orderId);
-        refusedAsk(orderId, r.getReason());
-        listener.onAskRejected(orderId, r.getReason(), r.getMessage());
-        return 0;
-    }
-
-    /** What a refused PlaceAsk or Replace says about the ledger. */
-    private void refusedAsk(final long orderId, final Reason reason)
-    {
-        if (reason == Reason.UNKNOWN_ORDER)
-        {
-            ledger.closed(orderId);
-            ledger.stale();
-        }
-        else if (reason == Reason.INSUFFICIENT_CAPACITY)
-        {
-            ledger.stale();
-        }
-    }
-
-    private int postAsk(final int free, final long price) throws IOException, InterruptedException, TimeoutException
-    {
-        final long orderId = client.nextOrderId();
-        ledger.placing(orderId, free, price);
-        final Response r = client.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(orderId)
-            .setMachineId(machineId).setGpus(free).setPrice(price)), timeout());
-        if (r.getReason() != Reason.REASON_OK)
-        {
-            ledger.refused(orderId);
-            refusedAsk(orderId, r.getReason());
-            listener.onAskRejected(orderId, r.getReason(), r.getMessage());
-            return 0;
-        }
-        ledger.accepted(orderId);
-        listener.onAskPosted(orderId, free, price);
-        return 1;
-    }
-
-    private long targetPrice(final MachineLedger.View ask) throws IOException, InterruptedException, TimeoutException
-    {
-        if (!pricing.undercut())
-        {
-            return pricing.price();
-        }
-        final int levels;
-        try
-        {
-            levels = client.eventLoop().submit(events::copyAsks).get(timeout().toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw new IllegalStateException("reading the book: " + ex.getCause(), ex.getCause());
-        }
-        if (levels < 0)
-        {
-            // no snapshot yet: keep the ask's price, or start at the asking price
-            return ask.hasAsk() ? ask.askPrice() : pricing.price();
-        }
-        if (!ledger.accountAsksCurrent())
-        {
-            // read after the book's copy: the account's asks are then at least as new as the book's levels
-            client.portfolio(timeout());
-        }
-        final int own = ledger.copyAccountAsks(accountAskPrices, accountAskGpus);
-        return pricing.target(bookPrices, bookGpus, levels,
-            ask.hasAsk() ? ask.askPrice() : 0, ask.hasAsk() ? ask.askOpenGpus() : 0, accountAskPrices, accountAskGpus, own,
-            tick);
-    }
-
-    // ------------------------------------------------------------------------------------------
-
-    /** The agent's view of the client's callbacks: the book and the machine's events (the client's event loop). */
-    private final class EventAdapter implements ClientListener
-    {
-        private BookView book;
-
-        /** Copies the best ask levels into the agent's arrays; -1 without a valid book (event loop). */
-        int copyAsks()
-        {
-            if (book == null || !book.isValid())
-            {
-                return -1;
-            }
-            final int levels = Math.min(BOOK_LEVELS, book.askLevels());
-            for (int i = 0; i < levels; i++)
-            {
-                bookPrices[i] = book.askPrice(i);
-                bookGpus[i] = book.askGpus(i);
-            }
-            return levels;
-        }
-
-        @Override
-        public void onLoginAccepted(final LoginAccepted accepted)
-        {
-            // a new session: register again (same name, same id) before anything else, then read the portfolio
-            reregister = true;
-            ledger.stale();
-            wakeups.release();
-        }
-
-        @Override
-        public void onPortfolio(final long requestId, final Portfolio portfolio)
-        {
-            ledger.onPortfolio(portfolio);
-        }
-
-        @Override
-        public void onEvent(final AccountEvent event)
-        {
-            if (ledger.onEvent(event))
-            {
-                switch (event.getKindCase())
-                {
-                    case LEASE_STARTED -> listener.onLeaseStarted(event.getLeaseStarted().getLeaseId(),
-                        event.getLeaseStarted().getGpus(), event.getLeaseStarted().getPrice());
-                    case LEASE_ENDED -> listener.onLeaseEnded(event.getLeaseEnded().getLeaseId(),
-                        event.getLeaseEnded().getReason());
-                    default ->
-                    {
-                    }
-                }
-            }
-            if (event.getKindCase() == AccountEvent.KindCase.LEASE_ENDED && stopRequested)
-            {
-                // a graceful stop may be waiting for this one: count again now
-                wakeups.release();
-            }
-        }
-
-        @Override
-        public void onBookSnapshot(final BookSnapshot snapshot)
-        {
-            if (snapshot.getMarket().equals(market))
-            {
-                if (book == null)
-                {
-                    book = new BookView(market);
-                }
-                book.onSnapshot(snapshot);
-            }
-        }
-
-        @Override
-        public void onBookUpdate(final BookUpdate update)
-        {
-            if (book != null && book.onUpdate(update) == BookView.Result.GAP)
-            {
-                try
-                {
-                    client.unsubscribe(market);
-                    client.subscribe(market);
-                }
-                catch (final IllegalStateException ex)
-                {
-                    // disconnected: the client renews the subscription when it logs in again
-                }
-            }
-        }
-
-        @Override
-        public void onMachineOnline(final AccountEvent event, final MachineOnline online)
-        {
-            if (online.getMachineId() == machineId)
-            {
-                listener.onMachineOnline(online.getMachineId());
-            }
-        }
-
-        @Override
-        public void onMachineOffline(final AccountEvent event, final MachineOffline offline)
-        {
-            if (offline.getMachineId() == machineId)
-            {
-                listener.onMachineOffline(offline.getMachineId());
-            }
         }
     }
 }
