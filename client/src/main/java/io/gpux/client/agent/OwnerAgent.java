@@ -18,7 +18,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
 /**
@@ -91,12 +96,16 @@ import org.agrona.concurrent.NanoClock;
  * {@link #stopNow()} ends at once. {@link #awaitStopped} waits for either.
  *
  * <h2>Threading</h2>
- * The agent's state belongs to its thread (or to whoever calls {@link #doWork()} when it is driven by
- * hand, never both). The book view belongs to the client's event loop, which hands a copy of its ask
+ * The agent is an Agrona {@link Agent}: {@link #start()} runs it on its own thread with an
+ * {@link AgentRunner} that waits, without spinning, until the next interval is due or a wake-up comes.
+ * It reads time only from {@link OwnerAgentContext#nanoClock}, once per {@link #doWork()}, so it can be
+ * driven by hand instead: each {@code doWork()} runs the interval's work when the clock says it is due.
+ * The agent's state belongs to its runner's thread (or to whoever calls {@link #doWork()} when it is
+ * driven by hand, never both). The book view belongs to the client's event loop, which hands a copy of its ask
  * levels to the agent's thread when asked. {@link #reclaim()}, {@link #resume()} and the getters may
  * be called from any thread.
  */
-public final class OwnerAgent implements AutoCloseable
+public final class OwnerAgent implements Agent, AutoCloseable
 {
     private final OwnerAgentContext ctx;
     private final GpuxClient client;
@@ -120,7 +129,12 @@ public final class OwnerAgent implements AutoCloseable
     private volatile long machineId;
     private volatile List<GpuInfo> gpus;
     private volatile String market;
+    private final AtomicBoolean woken = new AtomicBoolean();
+    private final long intervalNs;
+    private AgentRunner runner;
     private Thread thread;
+    private long nextCycleNs;
+    private long cycles;
     private long graceMs;
     private boolean subscribed;
     private boolean telemetryFailing;
@@ -133,6 +147,7 @@ public final class OwnerAgent implements AutoCloseable
         this.pricing = new OwnerAgentPricing(ctx.reservePrice(), ctx.price(), ctx.undercut());
         this.timeout = ctx.requestTimeout();
         this.clock = ctx.nanoClock();
+        this.intervalNs = ctx.heartbeatInterval().toNanos();
         this.events = new OwnerAgentEvents(this, client, listener, ledger);
         this.asks = new AskKeeper(client, listener, pricing, ledger, events);
         this.stop = new GracefulStop(listener, ledger, asks, clock, timeout, ctx.stopMargin(), this::stopFinished);
@@ -154,9 +169,13 @@ public final class OwnerAgent implements AutoCloseable
             throw new IllegalStateException(closed ? "the agent is closed" : "the agent is already started");
         }
         running = true;
-        thread = new Thread(this::run, ctx.threadName());
-        thread.setDaemon(true);
-        thread.start();
+        runner = new AgentRunner(new UntilDue(), this::onRunnerError, null, this);
+        AgentRunner.startOnThread(runner, task ->
+        {
+            thread = new Thread(task, ctx.threadName());
+            thread.setDaemon(true);
+            return thread;
+        });
         return this;
     }
 
@@ -362,6 +381,7 @@ public final class OwnerAgent implements AutoCloseable
     /** Runs the next interval's work now (a reclaim, a resume, a stop, a new session, a lease's end). Any thread. */
     void wake()
     {
+        woken.set(true);
         wakeups.release();
     }
 
@@ -388,51 +408,100 @@ public final class OwnerAgent implements AutoCloseable
     // ------------------------------------------------------------------------------------------
     // The duty cycle (the agent's thread)
 
-    private void run()
+    /**
+     * Runs the interval's work when it is due: at the first call, then once the injected clock has moved
+     * a heartbeat interval past the last cycle's start, or at once after a wake-up (a reclaim, a resume,
+     * a stop, a new session, a lease's end during a stop). Otherwise it returns 0 at once, so a runner
+     * idles, and a test moves the clock instead of sleeping.
+     *
+     * @return how many of the cycle's steps did something; 0 when none was due.
+     * @throws AgentTerminationException on the agent's runner once the agent has ended (its graceful
+     *                                   stop finished, {@link #stopNow()}, {@link #close()}).
+     */
+    @Override
+    public int doWork()
     {
-        try
+        if (runner != null && !running)
         {
-            final long intervalNs = ctx.heartbeatInterval().toNanos();
-            while (running)
-            {
-                final long started = clock.nanoTime();
-                try
-                {
-                    doWork();
-                }
-                catch (final RuntimeException ex)
-                {
-                    listener.onError("internal", ex.toString());
-                }
-                if (!running)
-                {
-                    return;
-                }
-                final long remaining = intervalNs - (clock.nanoTime() - started);
-                // a wake-up (reclaim, resume, reconnect, stop, a lease's end) runs the next cycle early
-                if (remaining > 0 && wakeups.tryAcquire(remaining, TimeUnit.NANOSECONDS))
-                {
-                    wakeups.drainPermits();
-                }
-            }
+            throw new AgentTerminationException("the owner agent has ended");
         }
-        catch (final InterruptedException ex)
+        final long nowNs = clock.nanoTime();
+        if (!woken.getAndSet(false) && cycles > 0 && nowNs - nextCycleNs < 0)
         {
-            running = false;
+            return 0;
         }
-        finally
+        cycles++;
+        nextCycleNs = nowNs + intervalNs;
+        return dutyCycle();
+    }
+
+    @Override
+    public String roleName()
+    {
+        return ctx.threadName();
+    }
+
+    @Override
+    public void onClose()
+    {
+        terminated.countDown();
+    }
+
+    /** The runner's errors: a step that failed unexpectedly is reported, and the next interval runs as usual. */
+    private void onRunnerError(final Throwable error)
+    {
+        if (!(error instanceof AgentTerminationException))
         {
-            terminated.countDown();
+            listener.onError("internal", error.toString());
         }
     }
 
     /**
-     * One interval's work: discover, register, heartbeat, reclaim or resume, keep the ask. Blocks on the
-     * exchange's answers; never on the client's event loop.
-     *
-     * @return how many of those steps did something.
+     * The runner's idle strategy: waits until the next cycle is due, or until a wake-up, whichever is first
+     * (never spinning: an owner's machine is for its renters).
      */
-    public int doWork()
+    private final class UntilDue implements IdleStrategy
+    {
+        @Override
+        public void idle(final int workCount)
+        {
+            if (workCount <= 0)
+            {
+                idle();
+            }
+        }
+
+        @Override
+        public void idle()
+        {
+            final long waitNs = nextCycleNs - clock.nanoTime();
+            try
+            {
+                if (waitNs > 0 && wakeups.tryAcquire(waitNs, TimeUnit.NANOSECONDS))
+                {
+                    wakeups.drainPermits();
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                // stopNow(): the runner ends
+                running = false;
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void reset()
+        {
+        }
+    }
+
+    /**
+     * One interval's work, step by step: discover, register, heartbeat, read the portfolio if the ledger
+     * is stale, then either the graceful stop's step or the reclaim's and the ask's. Blocks on the
+     * exchange's answers; never on the client's event loop.
+     */
+    private int dutyCycle()
     {
         if (stop.stopped())
         {
