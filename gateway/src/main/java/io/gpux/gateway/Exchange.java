@@ -887,6 +887,12 @@ public final class Exchange implements AutoCloseable
         return ((InetSocketAddress)serverChannel.localAddress()).getPort();
     }
 
+    /** The open client connections (the gateway's side). */
+    Iterable<Channel> connections()
+    {
+        return connections;
+    }
+
     /** The admin key made when this start created a fresh exchange, else null. */
     public Key bootstrapKey()
     {
