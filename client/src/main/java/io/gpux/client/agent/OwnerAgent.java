@@ -4,7 +4,6 @@ import io.gpux.client.GpuxClient;
 import io.gpux.client.RequestFailedException;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.MachineHeartbeat;
 import io.gpux.proto.v1.MarketInfo;
 import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.Reason;
@@ -19,7 +18,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
@@ -119,8 +117,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
     private final OwnerAgentEvents events;
     private final AskKeeper asks;
     private final GracefulStop stop;
-    private final AtomicLong heartbeats = new AtomicLong();
-    private final AtomicLong telemetryFailures = new AtomicLong();
+    private final MachineHeartbeats heartbeats;
 
     private volatile boolean running;
     private volatile boolean closed;
@@ -137,7 +134,6 @@ public final class OwnerAgent implements Agent, AutoCloseable
     private long cycles;
     private long graceMs;
     private boolean subscribed;
-    private boolean telemetryFailing;
 
     public OwnerAgent(final OwnerAgentContext context)
     {
@@ -150,6 +146,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
         this.intervalNs = ctx.heartbeatInterval().toNanos();
         this.events = new OwnerAgentEvents(this, client, listener, ledger);
         this.asks = new AskKeeper(client, listener, pricing, ledger, events);
+        this.heartbeats = new MachineHeartbeats(client, listener, ctx.nvidiaSmi());
         this.stop = new GracefulStop(listener, ledger, asks, clock, timeout, ctx.stopMargin(), this::stopFinished);
         client.addListener(events);
         if (ctx.workloads() != null)
@@ -358,13 +355,13 @@ public final class OwnerAgent implements Agent, AutoCloseable
     /** Heartbeats the exchange accepted. */
     public long heartbeats()
     {
-        return heartbeats.get();
+        return heartbeats.accepted();
     }
 
     /** Telemetry samples that failed. */
     public long telemetryFailures()
     {
-        return telemetryFailures.get();
+        return heartbeats.telemetryFailures();
     }
 
     public OwnerAgentContext context()
@@ -533,7 +530,10 @@ public final class OwnerAgent implements Agent, AutoCloseable
                 }
                 work++;
             }
-            heartbeat();
+            if (!heartbeats.beat(machineId, gpus, stop.timeout()))
+            {
+                reregister = true;
+            }
             work++;
             if (!ledger.view().current())
             {
@@ -622,8 +622,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
         }
         catch (final NvidiaSmiException ex)
         {
-            telemetryFailures.incrementAndGet();
-            listener.onTelemetryFailed(ex);
+            heartbeats.discoveryFailed(ex);
             return false;
         }
     }
@@ -662,41 +661,5 @@ public final class OwnerAgent implements Agent, AutoCloseable
             subscribed = true;
         }
         return true;
-    }
-
-    private void heartbeat() throws IOException, InterruptedException, TimeoutException
-    {
-        final MachineHeartbeat.Builder heartbeat = MachineHeartbeat.newBuilder().setMachineId(machineId);
-        try
-        {
-            OwnerAgentTelemetry.addTo(heartbeat, ctx.nvidiaSmi().sample(), gpus);
-            if (telemetryFailing)
-            {
-                telemetryFailing = false;
-                listener.onTelemetryRecovered();
-            }
-        }
-        catch (final NvidiaSmiException ex)
-        {
-            telemetryFailures.incrementAndGet();
-            if (!telemetryFailing)
-            {
-                telemetryFailing = true;
-                listener.onTelemetryFailed(ex);
-            }
-        }
-        final Response r = client.call(Envelope.newBuilder().setMachineHeartbeat(heartbeat), stop.timeout());
-        if (r.getReason() == Reason.REASON_OK)
-        {
-            heartbeats.incrementAndGet();
-        }
-        else
-        {
-            if (r.getReason() == Reason.UNKNOWN_MACHINE || r.getReason() == Reason.NOT_OWNER)
-            {
-                reregister = true;
-            }
-            listener.onError("heartbeat", r.getReason() + " " + r.getMessage());
-        }
     }
 }
