@@ -4,11 +4,7 @@ import io.gpux.client.GpuxClient;
 import io.gpux.client.RequestFailedException;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.MarketInfo;
 import io.gpux.proto.v1.Portfolio;
-import io.gpux.proto.v1.Reason;
-import io.gpux.proto.v1.RegisterMachine;
-import io.gpux.proto.v1.Response;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -118,22 +114,17 @@ public final class OwnerAgent implements Agent, AutoCloseable
     private final AskKeeper asks;
     private final GracefulStop stop;
     private final MachineHeartbeats heartbeats;
+    private final MachineRegistration machine;
 
     private volatile boolean running;
     private volatile boolean closed;
     private volatile boolean reclaimRequested;
-    private volatile boolean reregister;
-    private volatile long machineId;
-    private volatile List<GpuInfo> gpus;
-    private volatile String market;
     private final AtomicBoolean woken = new AtomicBoolean();
     private final long intervalNs;
     private AgentRunner runner;
     private Thread thread;
     private long nextCycleNs;
     private long cycles;
-    private long graceMs;
-    private boolean subscribed;
 
     public OwnerAgent(final OwnerAgentContext context)
     {
@@ -147,6 +138,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
         this.events = new OwnerAgentEvents(this, client, listener, ledger);
         this.asks = new AskKeeper(client, listener, pricing, ledger, events);
         this.heartbeats = new MachineHeartbeats(client, listener, ctx.nvidiaSmi());
+        this.machine = new MachineRegistration(ctx, ledger, asks, heartbeats, pricing.undercut());
         this.stop = new GracefulStop(listener, ledger, asks, clock, timeout, ctx.stopMargin(), this::stopFinished);
         client.addListener(events);
         if (ctx.workloads() != null)
@@ -230,17 +222,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
             client.removeListener(ctx.workloads());
             ctx.workloads().close();
         }
-        if (subscribed)
-        {
-            try
-            {
-                client.unsubscribe(market);
-            }
-            catch (final IllegalStateException ignored)
-            {
-                // disconnected or closed: nothing to unsubscribe from
-            }
-        }
+        machine.unsubscribe();
     }
 
     /** The owner needs the machine back: cancel the ask with reclaim=true and post nothing until {@link #resume()}. */
@@ -331,7 +313,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
     /** The machine's id, 0 until registered. */
     public long machineId()
     {
-        return machineId;
+        return machine.machineId();
     }
 
     /** The open ask's order id, 0 if none. */
@@ -349,7 +331,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
     /** The GPUs discovered, null until discovery worked. */
     public List<GpuInfo> gpus()
     {
-        return gpus;
+        return machine.gpus();
     }
 
     /** Heartbeats the exchange accepted. */
@@ -372,7 +354,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
     /** The machine's market, null until discovery worked. */
     String market()
     {
-        return market;
+        return machine.market();
     }
 
     /** Runs the next interval's work now (a reclaim, a resume, a stop, a new session, a lease's end). Any thread. */
@@ -385,7 +367,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
     /** A new session (client event loop): the machine is registered again and the portfolio read again. */
     void onNewSession()
     {
-        reregister = true;
+        machine.registerAgain();
         ledger.stale();
         wake();
     }
@@ -504,8 +486,8 @@ public final class OwnerAgent implements Agent, AutoCloseable
         {
             return 0;
         }
-        stop.begin(graceMs);
-        if (stop.stopping() && gpus == null)
+        stop.begin(machine.graceMs());
+        if (stop.stopping() && machine.gpus() == null)
         {
             // never discovered, so never registered by this run: no lease to wait for
             stop.finish(0);
@@ -514,25 +496,25 @@ public final class OwnerAgent implements Agent, AutoCloseable
         int work = 0;
         try
         {
-            if (gpus == null)
+            if (machine.gpus() == null)
             {
-                if (!discover())
+                if (!machine.discover())
                 {
                     return 0;
                 }
                 work++;
             }
-            if (machineId == 0 || reregister)
+            if (machine.needed())
             {
-                if (!register())
+                if (!machine.register(stop.timeout()))
                 {
                     return work;
                 }
                 work++;
             }
-            if (!heartbeats.beat(machineId, gpus, stop.timeout()))
+            if (!heartbeats.beat(machine.machineId(), machine.gpus(), stop.timeout()))
             {
-                reregister = true;
+                machine.registerAgain();
             }
             work++;
             if (!ledger.view().current())
@@ -541,7 +523,7 @@ public final class OwnerAgent implements Agent, AutoCloseable
             }
             if (stop.stopping())
             {
-                return work + stop.drain(graceMs);
+                return work + stop.drain(machine.graceMs());
             }
             final boolean wantReclaim = reclaimRequested || (ctx.reclaimFile() != null && Files.exists(ctx.reclaimFile()));
             if (wantReclaim && !asks.reclaimed())
@@ -554,9 +536,9 @@ public final class OwnerAgent implements Agent, AutoCloseable
                 listener.onResumed();
                 work++;
             }
-            if (!asks.reclaimed() && !reregister)
+            if (!asks.reclaimed() && !machine.needed())
             {
-                work += asks.keep(machineId, stop.timeout());
+                work += asks.keep(machine.machineId(), stop.timeout());
             }
         }
         catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
@@ -599,67 +581,14 @@ public final class OwnerAgent implements Agent, AutoCloseable
         if (!ledger.view().machineKnown())
         {
             // the exchange lost the machine: register it again, then read again
-            reregister = true;
+            machine.registerAgain();
             ledger.stale();
             return 0;
         }
         if (ctx.workloads() != null)
         {
-            ctx.workloads().onPortfolio(machineId, gpus, p);
+            ctx.workloads().onPortfolio(machine.machineId(), machine.gpus(), p);
         }
         return 1;
-    }
-
-    private boolean discover()
-    {
-        try
-        {
-            final List<GpuInfo> found = ctx.nvidiaSmi().discover();
-            market = ctx.market() != null ? ctx.market() : found.get(0).marketSymbol();
-            gpus = List.copyOf(found);
-            listener.onDiscovered(gpus);
-            return true;
-        }
-        catch (final NvidiaSmiException ex)
-        {
-            heartbeats.discoveryFailed(ex);
-            return false;
-        }
-    }
-
-    private boolean register() throws IOException, InterruptedException, TimeoutException
-    {
-        reregister = false;
-        final List<GpuInfo> found = gpus;
-        final Response r = client.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder()
-            .setName(ctx.machineName()).setMarket(market).setGpus(found.size())
-            .setVramGb((int)Math.min(Integer.MAX_VALUE, found.get(0).vramGb()))
-            .setRegion(ctx.region()).setInterconnect(ctx.interconnect())), stop.timeout());
-        if (r.getReason() != Reason.REASON_OK)
-        {
-            listener.onRegisterRejected(r.getReason(), r.getMessage());
-            return false;
-        }
-        final boolean changed = machineId != r.getAssignedId();
-        machineId = r.getAssignedId();
-        ledger.machine(machineId, found.size(), market);
-        if (changed)
-        {
-            listener.onRegistered(machineId, ctx.machineName(), market, found.size());
-        }
-        for (final MarketInfo m : client.markets(stop.timeout()).getMarketsList())
-        {
-            if (m.getSymbol().equals(market))
-            {
-                asks.tick(m.getTick());
-                graceMs = Math.max(0, m.getGraceMs());
-            }
-        }
-        if (pricing.undercut() && !subscribed)
-        {
-            client.subscribe(market);
-            subscribed = true;
-        }
-        return true;
     }
 }
