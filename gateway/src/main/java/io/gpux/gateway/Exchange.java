@@ -558,6 +558,8 @@ public final class Exchange implements AutoCloseable
 
     /** The name of the TLS handler in a connection's pipeline. */
     static final String TLS_HANDLER = "tls";
+    /** The pipeline name of the request decoder in front of the connection's handler. */
+    static final String DECODER = "protobufDecoder";
 
     final Context ctx;
     final Consumer<String> log;
@@ -902,6 +904,12 @@ public final class Exchange implements AutoCloseable
         return ((InetSocketAddress)serverChannel.localAddress()).getPort();
     }
 
+    /** The open client connections (the gateway's side). */
+    Iterable<Channel> connections()
+    {
+        return connections;
+    }
+
     /** The admin key made when this start created a fresh exchange, else null. */
     public Key bootstrapKey()
     {
@@ -974,7 +982,11 @@ public final class Exchange implements AutoCloseable
         log.accept("egress error: " + t);
     }
 
-    /** The pipeline's netty initializer: every handler named; with TLS, the {@code tls} handler first. */
+    /**
+     * The pipeline's netty initializer: every handler named; with TLS, the {@code tls} handler first. A
+     * connection starts with the {@link LoginHandler} last, which replaces itself with the session's
+     * {@link SessionHandler} once the Login is accepted.
+     */
     private final class Initializer extends ChannelInitializer<SocketChannel>
     {
         @Override
@@ -992,9 +1004,9 @@ public final class Exchange implements AutoCloseable
                     TimeUnit.MILLISECONDS))
                 .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(
                     ctx.maxFrameBytes + FRAME_PREFIX_BYTES, 0, FRAME_PREFIX_BYTES, 0, FRAME_PREFIX_BYTES, true))
-                .addLast(GatewayHandler.DECODER, new RequestDecoder())
+                .addLast(DECODER, new RequestDecoder())
                 .addLast("frameEncoder", FrameEncoder.INSTANCE)
-                .addLast("gateway", new GatewayHandler(Exchange.this));
+                .addLast(LoginHandler.NAME, new LoginHandler(Exchange.this));
         }
     }
 

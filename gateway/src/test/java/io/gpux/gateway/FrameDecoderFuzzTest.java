@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, failFast), then "protobufDecoder", the
  * allocation-free {@link RequestDecoder}) fed arbitrary bytes, in arbitrary pieces. It may only ever
  * produce Envelopes, {@link HotRequest}s of the hot kinds, or the three decoder errors the
- * GatewayHandler turns into FRAME_TOO_LARGE / MALFORMED_FRAME; it never holds more memory than about
+ * connection's handler turns into FRAME_TOO_LARGE / MALFORMED_FRAME; it never holds more memory than about
  * twice the bytes it was given, whatever length a prefix announces; every Envelope it produces
  * re-encodes (FrameEncoder, Frames.write) to a frame that decodes to the same Envelope. (That a
  * HotRequest holds exactly what the generated parser reads is RequestDecoderProperties' subject.)

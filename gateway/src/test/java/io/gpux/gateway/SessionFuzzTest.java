@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The real gateway (one exchange for the whole class, over a real socket, so the pipeline is
- * exactly the Initializer's and the session logic the real GatewayHandler's) fed arbitrary bytes.
+ * exactly the Initializer's and the login and session logic the real LoginHandler's and SessionHandler's) fed arbitrary bytes.
  * The first byte chooses the state they arrive in: odd, after a real Login as a trader (so the
  * bytes reach the request handling, not just the login gate); even, on a fresh connection. The
  * client then half-closes and reads what the server sends until it closes. Whatever the bytes: what

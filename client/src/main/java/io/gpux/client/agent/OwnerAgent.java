@@ -1,36 +1,23 @@
 package io.gpux.client.agent;
 
-import io.gpux.client.BookView;
-import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.RequestFailedException;
-import io.gpux.proto.v1.AccountEvent;
-import io.gpux.proto.v1.BookSnapshot;
-import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.LoginAccepted;
-import io.gpux.proto.v1.MachineHeartbeat;
-import io.gpux.proto.v1.MachineOffline;
-import io.gpux.proto.v1.MachineOnline;
-import io.gpux.proto.v1.MarketInfo;
-import io.gpux.proto.v1.PlaceAsk;
 import io.gpux.proto.v1.Portfolio;
-import io.gpux.proto.v1.Reason;
-import io.gpux.proto.v1.RegisterMachine;
-import io.gpux.proto.v1.Replace;
-import io.gpux.proto.v1.Response;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
 /**
@@ -103,57 +90,41 @@ import org.agrona.concurrent.NanoClock;
  * {@link #stopNow()} ends at once. {@link #awaitStopped} waits for either.
  *
  * <h2>Threading</h2>
- * The agent's state belongs to its thread (or to whoever calls {@link #doWork()} when it is driven by
- * hand, never both). The book view belongs to the client's event loop, which hands a copy of its ask
+ * The agent is an Agrona {@link Agent}: {@link #start()} runs it on its own thread with an
+ * {@link AgentRunner} that waits, without spinning, until the next interval is due or a wake-up comes.
+ * It reads time only from {@link OwnerAgentContext#nanoClock}, once per {@link #doWork()}, so it can be
+ * driven by hand instead: each {@code doWork()} runs the interval's work when the clock says it is due.
+ * The agent's state belongs to its runner's thread (or to whoever calls {@link #doWork()} when it is
+ * driven by hand, never both). The book view belongs to the client's event loop, which hands a copy of its ask
  * levels to the agent's thread when asked. {@link #reclaim()}, {@link #resume()} and the getters may
  * be called from any thread.
  */
-public final class OwnerAgent implements AutoCloseable
+public final class OwnerAgent implements Agent, AutoCloseable
 {
-    private static final int BOOK_LEVELS = 32;
-    /** The most of the account's other asks in the market that undercutting leaves out of the book. */
-    private static final int ACCOUNT_ASKS = 256;
-    private static final long MIN_STOP_REQUEST_TIMEOUT_MS = 250;
-
     private final OwnerAgentContext ctx;
     private final GpuxClient client;
     private final OwnerAgentListener listener;
     private final OwnerAgentPricing pricing;
     private final Duration timeout;
-    private final EventAdapter events = new EventAdapter();
     private final NanoClock clock;
     private final Semaphore wakeups = new Semaphore(0);
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final MachineLedger ledger = new MachineLedger();
-    private final AtomicLong heartbeats = new AtomicLong();
-    private final AtomicLong telemetryFailures = new AtomicLong();
-    private final long[] bookPrices = new long[BOOK_LEVELS];
-    private final long[] bookGpus = new long[BOOK_LEVELS];
-    private final long[] accountAskPrices = new long[ACCOUNT_ASKS];
-    private final long[] accountAskGpus = new long[ACCOUNT_ASKS];
+    private final OwnerAgentEvents events;
+    private final AskKeeper asks;
+    private final GracefulStop stop;
+    private final MachineHeartbeats heartbeats;
+    private final MachineRegistration machine;
 
     private volatile boolean running;
     private volatile boolean closed;
     private volatile boolean reclaimRequested;
-    private volatile boolean reregister;
-    private volatile boolean reclaimed;
-    private volatile long machineId;
-    private volatile List<GpuInfo> gpus;
+    private final AtomicBoolean woken = new AtomicBoolean();
+    private final long intervalNs;
+    private AgentRunner runner;
     private Thread thread;
-
-    private volatile boolean stopRequested;
-    private volatile boolean stopped;
-    private volatile int leasesLeft;
-    private long stopDeadlineNs;
-    private boolean stopping;
-    private boolean stopUnreachable;
-    private int stopReportedLeases = -1;
-
-    private volatile String market;
-    private long tick = 1;
-    private long graceMs;
-    private boolean subscribed;
-    private boolean telemetryFailing;
+    private long nextCycleNs;
+    private long cycles;
 
     public OwnerAgent(final OwnerAgentContext context)
     {
@@ -163,6 +134,12 @@ public final class OwnerAgent implements AutoCloseable
         this.pricing = new OwnerAgentPricing(ctx.reservePrice(), ctx.price(), ctx.undercut());
         this.timeout = ctx.requestTimeout();
         this.clock = ctx.nanoClock();
+        this.intervalNs = ctx.heartbeatInterval().toNanos();
+        this.events = new OwnerAgentEvents(this, client, listener, ledger);
+        this.asks = new AskKeeper(client, listener, pricing, ledger, events);
+        this.heartbeats = new MachineHeartbeats(client, listener, ctx.nvidiaSmi());
+        this.machine = new MachineRegistration(ctx, ledger, asks, heartbeats, pricing.undercut());
+        this.stop = new GracefulStop(listener, ledger, asks, clock, timeout, ctx.stopMargin(), this::stopFinished);
         client.addListener(events);
         if (ctx.workloads() != null)
         {
@@ -181,9 +158,13 @@ public final class OwnerAgent implements AutoCloseable
             throw new IllegalStateException(closed ? "the agent is closed" : "the agent is already started");
         }
         running = true;
-        thread = new Thread(this::run, ctx.threadName());
-        thread.setDaemon(true);
-        thread.start();
+        runner = new AgentRunner(new UntilDue(), this::onRunnerError, null, this);
+        AgentRunner.startOnThread(runner, task ->
+        {
+            thread = new Thread(task, ctx.threadName());
+            thread.setDaemon(true);
+            return thread;
+        });
         return this;
     }
 
@@ -241,31 +222,21 @@ public final class OwnerAgent implements AutoCloseable
             client.removeListener(ctx.workloads());
             ctx.workloads().close();
         }
-        if (subscribed)
-        {
-            try
-            {
-                client.unsubscribe(market);
-            }
-            catch (final IllegalStateException ignored)
-            {
-                // disconnected or closed: nothing to unsubscribe from
-            }
-        }
+        machine.unsubscribe();
     }
 
     /** The owner needs the machine back: cancel the ask with reclaim=true and post nothing until {@link #resume()}. */
     public void reclaim()
     {
         reclaimRequested = true;
-        wakeups.release();
+        wake();
     }
 
     /** Ends a {@link #reclaim()}: the ask is posted again (unless the reclaim file still exists). */
     public void resume()
     {
         reclaimRequested = false;
-        wakeups.release();
+        wake();
     }
 
     /**
@@ -274,8 +245,8 @@ public final class OwnerAgent implements AutoCloseable
      */
     public void stop()
     {
-        stopRequested = true;
-        wakeups.release();
+        stop.request();
+        wake();
     }
 
     /**
@@ -300,19 +271,19 @@ public final class OwnerAgent implements AutoCloseable
         {
             t.interrupt();
         }
-        return stopped ? leasesLeft : ledger.leaseCount();
+        return stop.stopped() ? stop.leasesLeft() : ledger.leaseCount();
     }
 
     /** True from {@link #stop()} on. */
     public boolean isStopping()
     {
-        return stopRequested;
+        return stop.requested();
     }
 
     /** True once a graceful stop has finished: the last lease ended, or the deadline passed. */
     public boolean isStopped()
     {
-        return stopped;
+        return stop.stopped();
     }
 
     /** Waits until the agent's thread has ended (a graceful stop finished, {@link #stopNow()}, {@link #close()}). */
@@ -336,13 +307,13 @@ public final class OwnerAgent implements AutoCloseable
     /** True from the reclaim's cancel until the trigger went away. */
     public boolean isReclaimed()
     {
-        return reclaimed;
+        return asks.reclaimed();
     }
 
     /** The machine's id, 0 until registered. */
     public long machineId()
     {
-        return machineId;
+        return machine.machineId();
     }
 
     /** The open ask's order id, 0 if none. */
@@ -360,19 +331,19 @@ public final class OwnerAgent implements AutoCloseable
     /** The GPUs discovered, null until discovery worked. */
     public List<GpuInfo> gpus()
     {
-        return gpus;
+        return machine.gpus();
     }
 
     /** Heartbeats the exchange accepted. */
     public long heartbeats()
     {
-        return heartbeats.get();
+        return heartbeats.accepted();
     }
 
     /** Telemetry samples that failed. */
     public long telemetryFailures()
     {
-        return telemetryFailures.get();
+        return heartbeats.telemetryFailures();
     }
 
     public OwnerAgentContext context()
@@ -380,113 +351,194 @@ public final class OwnerAgent implements AutoCloseable
         return ctx;
     }
 
+    /** The machine's market, null until discovery worked. */
+    String market()
+    {
+        return machine.market();
+    }
+
+    /** Runs the next interval's work now (a reclaim, a resume, a stop, a new session, a lease's end). Any thread. */
+    void wake()
+    {
+        woken.set(true);
+        wakeups.release();
+    }
+
+    /** A new session (client event loop): the machine is registered again and the portfolio read again. */
+    void onNewSession()
+    {
+        machine.registerAgain();
+        ledger.stale();
+        wake();
+    }
+
+    private void stopFinished()
+    {
+        running = false;
+        synchronized (this)
+        {
+            if (thread == null)
+            {
+                terminated.countDown();
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------
     // The duty cycle (the agent's thread)
 
-    private void run()
+    /**
+     * Runs the interval's work when it is due: at the first call, then once the injected clock has moved
+     * a heartbeat interval past the last cycle's start, or at once after a wake-up (a reclaim, a resume,
+     * a stop, a new session, a lease's end during a stop). Otherwise it returns 0 at once, so a runner
+     * idles, and a test moves the clock instead of sleeping.
+     *
+     * @return how many of the cycle's steps did something; 0 when none was due.
+     * @throws AgentTerminationException on the agent's runner once the agent has ended (its graceful
+     *                                   stop finished, {@link #stopNow()}, {@link #close()}).
+     */
+    @Override
+    public int doWork()
     {
-        try
+        if (runner != null && !running)
         {
-            final long intervalNs = ctx.heartbeatInterval().toNanos();
-            while (running)
-            {
-                final long started = clock.nanoTime();
-                try
-                {
-                    doWork();
-                }
-                catch (final RuntimeException ex)
-                {
-                    listener.onError("internal", ex.toString());
-                }
-                if (!running)
-                {
-                    return;
-                }
-                final long remaining = intervalNs - (clock.nanoTime() - started);
-                // a wake-up (reclaim, resume, reconnect, stop, a lease's end) runs the next cycle early
-                if (remaining > 0 && wakeups.tryAcquire(remaining, TimeUnit.NANOSECONDS))
-                {
-                    wakeups.drainPermits();
-                }
-            }
+            throw new AgentTerminationException("the owner agent has ended");
         }
-        catch (final InterruptedException ex)
+        final long nowNs = clock.nanoTime();
+        if (!woken.getAndSet(false) && cycles > 0 && nowNs - nextCycleNs < 0)
         {
-            running = false;
+            return 0;
         }
-        finally
+        cycles++;
+        nextCycleNs = nowNs + intervalNs;
+        return dutyCycle();
+    }
+
+    @Override
+    public String roleName()
+    {
+        return ctx.threadName();
+    }
+
+    @Override
+    public void onClose()
+    {
+        terminated.countDown();
+    }
+
+    /** The runner's errors: a step that failed unexpectedly is reported, and the next interval runs as usual. */
+    private void onRunnerError(final Throwable error)
+    {
+        if (!(error instanceof AgentTerminationException))
         {
-            terminated.countDown();
+            listener.onError("internal", error.toString());
         }
     }
 
     /**
-     * One interval's work: discover, register, heartbeat, reclaim or resume, keep the ask. Blocks on the
-     * exchange's answers; never on the client's event loop.
-     *
-     * @return how many of those steps did something.
+     * The runner's idle strategy: waits until the next cycle is due, or until a wake-up, whichever is first
+     * (never spinning: an owner's machine is for its renters).
      */
-    public int doWork()
+    private final class UntilDue implements IdleStrategy
     {
-        if (stopped)
+        @Override
+        public void idle(final int workCount)
+        {
+            if (workCount <= 0)
+            {
+                idle();
+            }
+        }
+
+        @Override
+        public void idle()
+        {
+            final long waitNs = nextCycleNs - clock.nanoTime();
+            try
+            {
+                if (waitNs > 0 && wakeups.tryAcquire(waitNs, TimeUnit.NANOSECONDS))
+                {
+                    wakeups.drainPermits();
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                // stopNow(): the runner ends
+                running = false;
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void reset()
+        {
+        }
+    }
+
+    /**
+     * One interval's work, step by step: discover, register, heartbeat, read the portfolio if the ledger
+     * is stale, then either the graceful stop's step or the reclaim's and the ask's. Blocks on the
+     * exchange's answers; never on the client's event loop.
+     */
+    private int dutyCycle()
+    {
+        if (stop.stopped())
         {
             return 0;
         }
-        if (stopRequested && !stopping)
-        {
-            stopping = true;
-            stopDeadlineNs = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs) + ctx.stopMargin().toNanos();
-        }
-        if (stopping && gpus == null)
+        stop.begin(machine.graceMs());
+        if (stop.stopping() && machine.gpus() == null)
         {
             // never discovered, so never registered by this run: no lease to wait for
-            finishStop(0);
+            stop.finish(0);
             return 1;
         }
         int work = 0;
         try
         {
-            if (gpus == null)
+            if (machine.gpus() == null)
             {
-                if (!discover())
+                if (!machine.discover())
                 {
                     return 0;
                 }
                 work++;
             }
-            if (machineId == 0 || reregister)
+            if (machine.needed())
             {
-                if (!register())
+                if (!machine.register(stop.timeout()))
                 {
                     return work;
                 }
                 work++;
             }
-            heartbeat();
+            if (!heartbeats.beat(machine.machineId(), machine.gpus(), stop.timeout()))
+            {
+                machine.registerAgain();
+            }
             work++;
             if (!ledger.view().current())
             {
                 work += readPortfolio();
             }
-            if (stopping)
+            if (stop.stopping())
             {
-                return work + drain();
+                return work + stop.drain(machine.graceMs());
             }
             final boolean wantReclaim = reclaimRequested || (ctx.reclaimFile() != null && Files.exists(ctx.reclaimFile()));
-            if (wantReclaim && !reclaimed)
+            if (wantReclaim && !asks.reclaimed())
             {
-                work += reclaimAsk();
+                work += asks.reclaim(stop.timeout());
             }
-            else if (!wantReclaim && reclaimed)
+            else if (!wantReclaim && asks.reclaimed())
             {
-                reclaimed = false;
+                asks.resume();
                 listener.onResumed();
                 work++;
             }
-            if (!reclaimed && !reregister)
+            if (!asks.reclaimed() && !machine.needed())
             {
-                work += keepAsk();
+                work += asks.keep(machine.machineId(), stop.timeout());
             }
         }
         catch (final IOException | TimeoutException | IllegalStateException | RequestFailedException ex)
@@ -497,13 +549,9 @@ public final class OwnerAgent implements AutoCloseable
                 // an order left unanswered may be on the book all the same: read what is
                 ledger.stale();
             }
-            if (stopping)
+            if (stop.stopping())
             {
-                if (!stopUnreachable)
-                {
-                    stopUnreachable = true;
-                    listener.onStopUnreachable(String.valueOf(ex.getMessage()), stopLeftMs());
-                }
+                stop.unreachable(String.valueOf(ex.getMessage()));
             }
             else
             {
@@ -517,92 +565,9 @@ public final class OwnerAgent implements AutoCloseable
         }
         finally
         {
-            if (stopping && !stopped && clock.nanoTime() - stopDeadlineNs >= 0)
-            {
-                finishStop(ledger.leaseCount());
-            }
+            stop.checkDeadline();
         }
         return work;
-    }
-
-    /**
-     * One interval of a graceful stop (after the heartbeat): cancels the machine's asks with reclaim and
-     * counts its leases; ends the stop when none is left.
-     */
-    private int drain() throws IOException, InterruptedException, TimeoutException
-    {
-        if (stopUnreachable)
-        {
-            // reached again: say again what the stop waits for
-            stopUnreachable = false;
-            stopReportedLeases = -1;
-        }
-        int reclaims = 0;
-        for (final long orderId : ledger.asks())
-        {
-            final Response r = client.call(Envelope.newBuilder().setCancel(
-                Cancel.newBuilder().setOrderId(orderId).setReclaim(true)), timeout());
-            if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
-            {
-                listener.onError("reclaim", r.getReason() + " " + r.getMessage());
-                continue;
-            }
-            ledger.closed(orderId);
-            // the notices take effect a grace from now: wait for them, whenever the reclaim got through
-            stopDeadlineNs = Math.max(stopDeadlineNs,
-                clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs) + ctx.stopMargin().toNanos());
-            reclaimed = true;
-            reclaims++;
-            listener.onReclaimed(orderId);
-        }
-        final int leases = ledger.leaseCount();
-        if (reclaims > 0)
-        {
-            // the reclaims' notices and ends come as events: count again next interval
-            return reclaims;
-        }
-        if (leases == 0)
-        {
-            finishStop(0);
-            return 1;
-        }
-        if (leases != stopReportedLeases)
-        {
-            stopReportedLeases = leases;
-            listener.onStopWaiting(leases, stopLeftMs());
-        }
-        return 0;
-    }
-
-    private void finishStop(final int leases)
-    {
-        leasesLeft = leases;
-        stopped = true;
-        running = false;
-        listener.onStopped(leases);
-        synchronized (this)
-        {
-            if (thread == null)
-            {
-                terminated.countDown();
-            }
-        }
-    }
-
-    private long stopLeftMs()
-    {
-        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(stopDeadlineNs - clock.nanoTime()));
-    }
-
-    /** The wait for one answer: the configured timeout, cut to what is left of a graceful stop's wait. */
-    private Duration timeout()
-    {
-        if (!stopping)
-        {
-            return timeout;
-        }
-        final long leftMs = Math.max(MIN_STOP_REQUEST_TIMEOUT_MS, stopLeftMs());
-        return leftMs < timeout.toMillis() ? Duration.ofMillis(leftMs) : timeout;
     }
 
     /**
@@ -612,348 +577,18 @@ public final class OwnerAgent implements AutoCloseable
      */
     private int readPortfolio() throws IOException, InterruptedException, TimeoutException
     {
-        final Portfolio p = client.portfolio(timeout());
+        final Portfolio p = client.portfolio(stop.timeout());
         if (!ledger.view().machineKnown())
         {
             // the exchange lost the machine: register it again, then read again
-            reregister = true;
+            machine.registerAgain();
             ledger.stale();
             return 0;
         }
         if (ctx.workloads() != null)
         {
-            ctx.workloads().onPortfolio(machineId, gpus, p);
+            ctx.workloads().onPortfolio(machine.machineId(), machine.gpus(), p);
         }
         return 1;
-    }
-
-    private boolean discover()
-    {
-        try
-        {
-            final List<GpuInfo> found = ctx.nvidiaSmi().discover();
-            market = ctx.market() != null ? ctx.market() : found.get(0).marketSymbol();
-            gpus = List.copyOf(found);
-            listener.onDiscovered(gpus);
-            return true;
-        }
-        catch (final NvidiaSmiException ex)
-        {
-            telemetryFailures.incrementAndGet();
-            listener.onTelemetryFailed(ex);
-            return false;
-        }
-    }
-
-    private boolean register() throws IOException, InterruptedException, TimeoutException
-    {
-        reregister = false;
-        final List<GpuInfo> found = gpus;
-        final Response r = client.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder()
-            .setName(ctx.machineName()).setMarket(market).setGpus(found.size())
-            .setVramGb((int)Math.min(Integer.MAX_VALUE, found.get(0).vramGb()))
-            .setRegion(ctx.region()).setInterconnect(ctx.interconnect())), timeout());
-        if (r.getReason() != Reason.REASON_OK)
-        {
-            listener.onRegisterRejected(r.getReason(), r.getMessage());
-            return false;
-        }
-        final boolean changed = machineId != r.getAssignedId();
-        machineId = r.getAssignedId();
-        ledger.machine(machineId, found.size(), market);
-        if (changed)
-        {
-            listener.onRegistered(machineId, ctx.machineName(), market, found.size());
-        }
-        for (final MarketInfo m : client.markets(timeout()).getMarketsList())
-        {
-            if (m.getSymbol().equals(market))
-            {
-                tick = Math.max(1, m.getTick());
-                graceMs = Math.max(0, m.getGraceMs());
-            }
-        }
-        if (pricing.undercut() && !subscribed)
-        {
-            client.subscribe(market);
-            subscribed = true;
-        }
-        return true;
-    }
-
-    private void heartbeat() throws IOException, InterruptedException, TimeoutException
-    {
-        final MachineHeartbeat.Builder heartbeat = MachineHeartbeat.newBuilder().setMachineId(machineId);
-        try
-        {
-            OwnerAgentTelemetry.addTo(heartbeat, ctx.nvidiaSmi().sample(), gpus);
-            if (telemetryFailing)
-            {
-                telemetryFailing = false;
-                listener.onTelemetryRecovered();
-            }
-        }
-        catch (final NvidiaSmiException ex)
-        {
-            telemetryFailures.incrementAndGet();
-            if (!telemetryFailing)
-            {
-                telemetryFailing = true;
-                listener.onTelemetryFailed(ex);
-            }
-        }
-        final Response r = client.call(Envelope.newBuilder().setMachineHeartbeat(heartbeat), timeout());
-        if (r.getReason() == Reason.REASON_OK)
-        {
-            heartbeats.incrementAndGet();
-        }
-        else
-        {
-            if (r.getReason() == Reason.UNKNOWN_MACHINE || r.getReason() == Reason.NOT_OWNER)
-            {
-                reregister = true;
-            }
-            listener.onError("heartbeat", r.getReason() + " " + r.getMessage());
-        }
-    }
-
-    private int reclaimAsk() throws IOException, InterruptedException, TimeoutException
-    {
-        final long orderId = ledger.askOrderId();
-        if (orderId != 0)
-        {
-            final Response r = client.call(Envelope.newBuilder().setCancel(
-                Cancel.newBuilder().setOrderId(orderId).setReclaim(true)), timeout());
-            if (r.getReason() != Reason.REASON_OK && r.getReason() != Reason.UNKNOWN_ORDER)
-            {
-                listener.onError("reclaim", r.getReason() + " " + r.getMessage());
-                return 0;
-            }
-            ledger.closed(orderId);
-        }
-        reclaimed = true;
-        listener.onReclaimed(orderId);
-        return 1;
-    }
-
-    /**
-     * Posts, re-prices or grows the ask, from the ledger; returns 1 if it sent a command that the exchange
-     * accepted. A refusal that says the ledger is wrong (the ask unknown, capacity the machine does not have)
-     * makes the next interval read the portfolio again.
-     */
-    private int keepAsk() throws IOException, InterruptedException, TimeoutException
-    {
-        final MachineLedger.View v = ledger.view();
-        if (!v.current())
-        {
-            return 0;
-        }
-        final int free = v.freeGpus();
-        final long target = targetPrice(v);
-        if (!v.hasAsk())
-        {
-            return free > 0 ? postAsk(free, target) : 0;
-        }
-        final boolean grow = v.askOpenGpus() < free;
-        final boolean reprice = v.askPrice() != target && (v.askOpenGpus() > 0 || grow);
-        if (!grow && !reprice)
-        {
-            return 0;
-        }
-        final long orderId = v.askOrderId();
-        final Replace.Builder replace = Replace.newBuilder().setOrderId(orderId);
-        if (grow)
-        {
-            replace.setGpus(free);
-        }
-        if (reprice)
-        {
-            replace.setPrice(target);
-        }
-        ledger.replacing(orderId, grow ? free : 0, reprice ? target : 0);
-        final Response r = client.call(Envelope.newBuilder().setReplace(replace), timeout());
-        if (r.getReason() == Reason.REASON_OK)
-        {
-            ledger.accepted(orderId);
-            listener.onAskReplaced(orderId, grow ? free : v.askOpenGpus(), reprice ? target : v.askPrice());
-            return 1;
-        }
-        ledger.refused(orderId);
-        refusedAsk(orderId, r.getReason());
-        listener.onAskRejected(orderId, r.getReason(), r.getMessage());
-        return 0;
-    }
-
-    /** What a refused PlaceAsk or Replace says about the ledger. */
-    private void refusedAsk(final long orderId, final Reason reason)
-    {
-        if (reason == Reason.UNKNOWN_ORDER)
-        {
-            ledger.closed(orderId);
-            ledger.stale();
-        }
-        else if (reason == Reason.INSUFFICIENT_CAPACITY)
-        {
-            ledger.stale();
-        }
-    }
-
-    private int postAsk(final int free, final long price) throws IOException, InterruptedException, TimeoutException
-    {
-        final long orderId = client.nextOrderId();
-        ledger.placing(orderId, free, price);
-        final Response r = client.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(orderId)
-            .setMachineId(machineId).setGpus(free).setPrice(price)), timeout());
-        if (r.getReason() != Reason.REASON_OK)
-        {
-            ledger.refused(orderId);
-            refusedAsk(orderId, r.getReason());
-            listener.onAskRejected(orderId, r.getReason(), r.getMessage());
-            return 0;
-        }
-        ledger.accepted(orderId);
-        listener.onAskPosted(orderId, free, price);
-        return 1;
-    }
-
-    private long targetPrice(final MachineLedger.View ask) throws IOException, InterruptedException, TimeoutException
-    {
-        if (!pricing.undercut())
-        {
-            return pricing.price();
-        }
-        final int levels;
-        try
-        {
-            levels = client.eventLoop().submit(events::copyAsks).get(timeout().toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw new IllegalStateException("reading the book: " + ex.getCause(), ex.getCause());
-        }
-        if (levels < 0)
-        {
-            // no snapshot yet: keep the ask's price, or start at the asking price
-            return ask.hasAsk() ? ask.askPrice() : pricing.price();
-        }
-        if (!ledger.accountAsksCurrent())
-        {
-            // read after the book's copy: the account's asks are then at least as new as the book's levels
-            client.portfolio(timeout());
-        }
-        final int own = ledger.copyAccountAsks(accountAskPrices, accountAskGpus);
-        return pricing.target(bookPrices, bookGpus, levels,
-            ask.hasAsk() ? ask.askPrice() : 0, ask.hasAsk() ? ask.askOpenGpus() : 0, accountAskPrices, accountAskGpus, own,
-            tick);
-    }
-
-    // ------------------------------------------------------------------------------------------
-
-    /** The agent's view of the client's callbacks: the book and the machine's events (the client's event loop). */
-    private final class EventAdapter implements ClientListener
-    {
-        private BookView book;
-
-        /** Copies the best ask levels into the agent's arrays; -1 without a valid book (event loop). */
-        int copyAsks()
-        {
-            if (book == null || !book.isValid())
-            {
-                return -1;
-            }
-            final int levels = Math.min(BOOK_LEVELS, book.askLevels());
-            for (int i = 0; i < levels; i++)
-            {
-                bookPrices[i] = book.askPrice(i);
-                bookGpus[i] = book.askGpus(i);
-            }
-            return levels;
-        }
-
-        @Override
-        public void onLoginAccepted(final LoginAccepted accepted)
-        {
-            // a new session: register again (same name, same id) before anything else, then read the portfolio
-            reregister = true;
-            ledger.stale();
-            wakeups.release();
-        }
-
-        @Override
-        public void onPortfolio(final long requestId, final Portfolio portfolio)
-        {
-            ledger.onPortfolio(portfolio);
-        }
-
-        @Override
-        public void onEvent(final AccountEvent event)
-        {
-            if (ledger.onEvent(event))
-            {
-                switch (event.getKindCase())
-                {
-                    case LEASE_STARTED -> listener.onLeaseStarted(event.getLeaseStarted().getLeaseId(),
-                        event.getLeaseStarted().getGpus(), event.getLeaseStarted().getPrice());
-                    case LEASE_ENDED -> listener.onLeaseEnded(event.getLeaseEnded().getLeaseId(),
-                        event.getLeaseEnded().getReason());
-                    default ->
-                    {
-                    }
-                }
-            }
-            if (event.getKindCase() == AccountEvent.KindCase.LEASE_ENDED && stopRequested)
-            {
-                // a graceful stop may be waiting for this one: count again now
-                wakeups.release();
-            }
-        }
-
-        @Override
-        public void onBookSnapshot(final BookSnapshot snapshot)
-        {
-            if (snapshot.getMarket().equals(market))
-            {
-                if (book == null)
-                {
-                    book = new BookView(market);
-                }
-                book.onSnapshot(snapshot);
-            }
-        }
-
-        @Override
-        public void onBookUpdate(final BookUpdate update)
-        {
-            if (book != null && book.onUpdate(update) == BookView.Result.GAP)
-            {
-                try
-                {
-                    client.unsubscribe(market);
-                    client.subscribe(market);
-                }
-                catch (final IllegalStateException ex)
-                {
-                    // disconnected: the client renews the subscription when it logs in again
-                }
-            }
-        }
-
-        @Override
-        public void onMachineOnline(final AccountEvent event, final MachineOnline online)
-        {
-            if (online.getMachineId() == machineId)
-            {
-                listener.onMachineOnline(online.getMachineId());
-            }
-        }
-
-        @Override
-        public void onMachineOffline(final AccountEvent event, final MachineOffline offline)
-        {
-            if (offline.getMachineId() == machineId)
-            {
-                listener.onMachineOffline(offline.getMachineId());
-            }
-        }
     }
 }

@@ -40,6 +40,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -158,6 +159,41 @@ class OwnerAgentTest
         final Response again = owner.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine.newBuilder()
             .setName("h200-node-1").setMarket("H200-141G").setGpus(2)), TIMEOUT);
         assertEquals(agent.machineId(), again.getAssignedId(), "the same name answers the same machine");
+    }
+
+    @Test
+    void drivenByHandItRunsAnIntervalWhenTheInjectedClockSaysItIsDueOrAtOnceWhenWoken() throws Exception
+    {
+        final GpuxClient owner = client(account("owner-hand", Role.OWNER, 0), new Recorder());
+        final Reports reports = new Reports();
+        final CachedNanoClock clock = new CachedNanoClock();
+        final OwnerAgent agent = agent(new OwnerAgentContext().client(owner).machineName("h200-by-hand")
+            .reservePrice(Prices.parse("2.0")).price(Prices.parse("3.0")).listener(reports).nanoClock(clock));
+
+        assertTrue(agent.doWork() > 0, "the first call runs the first interval");
+        assertEquals(1, agent.heartbeats());
+        assertEquals(0, agent.doWork(), "the clock has not moved: nothing is due");
+        clock.advance(INTERVAL.toNanos() - 1);
+        assertEquals(0, agent.doWork(), "a nanosecond short of the interval");
+        assertEquals(1, agent.heartbeats());
+        clock.advance(1);
+        assertTrue(agent.doWork() > 0, "the interval is due");
+        assertEquals(2, agent.heartbeats());
+        for (int i = 0; i < 10 && agent.askOrderId() == 0; i++)
+        {
+            clock.advance(INTERVAL.toNanos());
+            agent.doWork();
+        }
+        assertNotEquals(0, agent.askOrderId(), "the ask is posted within a few intervals");
+
+        final long heartbeats = agent.heartbeats();
+        agent.reclaim();
+        assertTrue(agent.doWork() > 0, "a wake-up runs the interval at once, the clock unmoved");
+        assertEquals(heartbeats + 1, agent.heartbeats());
+        assertTrue(agent.isReclaimed());
+        assertEquals(0, agent.askOrderId());
+        assertEquals(0, agent.doWork(), "one wake-up, one interval");
+        assertEquals(heartbeats + 1, agent.heartbeats());
     }
 
     @Test

@@ -194,7 +194,11 @@ class OwnerAgentStopEndToEndTest
     {
         final CachedNanoClock clock = new CachedNanoClock();
         final OwnerAgent agent = agent("STOP-SLOW", null, clock);
-        E2e.await("the ask is posted (driven by hand)", () -> agent.doWork() > 0 && agent.askOrderId() != 0);
+        E2e.await("the ask is posted (driven by hand, an interval a call)", () ->
+        {
+            clock.advance(INTERVAL.toNanos());
+            return agent.doWork() > 0 && agent.askOrderId() != 0;
+        });
         final long lease = leaseOneGpu(agent, "STOP-SLOW");
 
         agent.stop();
@@ -202,13 +206,16 @@ class OwnerAgentStopEndToEndTest
         final long ask = renterEvents.await("the owner-reclaim notice", TIMEOUT,
             e -> e.getKindCase() == AccountEvent.KindCase.PREEMPT_NOTICE).getPreemptNotice().getLeaseId();
         assertEquals(lease, ask);
+        clock.advance(INTERVAL.toNanos());
         agent.doWork();
-        assertTrue(reports.lines.contains("waiting 1 " + (GRACE_SLOW_MS + MARGIN_MS)), "the grace plus the margin: " + reports.lines);
+        assertTrue(reports.lines.contains("waiting 1 " + (GRACE_SLOW_MS + MARGIN_MS - INTERVAL.toMillis())),
+            "the grace plus the margin from the reclaim, an interval ago: " + reports.lines);
 
         clock.advance(TimeUnit.SECONDS.toNanos(20));
         server.kill();
         agent.doWork();
-        assertTrue(reports.lines.stream().anyMatch(l -> l.startsWith("unreachable ") && l.endsWith(" 15000")), reports.lines.toString());
+        assertTrue(reports.lines.stream().anyMatch(l -> l.startsWith("unreachable ") && l.endsWith(" 14800")), reports.lines.toString());
+        clock.advance(INTERVAL.toNanos());
         agent.doWork();
         assertEquals(1, reports.lines.stream().filter(l -> l.startsWith("unreachable ")).count(), "said once: " + reports.lines);
         assertFalse(agent.isStopped(), "still trying before the deadline");

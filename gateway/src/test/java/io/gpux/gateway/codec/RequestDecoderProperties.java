@@ -396,7 +396,7 @@ class RequestDecoderProperties
 
     // ------------------------------------------------------------------------------------------- the handler's staging
 
-    /** What the gateway handler now does with a hot order (GatewayHandler.bid/ask/replace, cancel). */
+    /** What the gateway handler now does with a hot order (OrderEntry.bid/ask/replace, cancel). */
     static String stage(final HotRequest r, final Directory directory, final SymbolCache symbols)
     {
         final Command staged = new Command();
@@ -463,7 +463,7 @@ class RequestDecoderProperties
         return describe(staged) + " request=" + r.requestId;
     }
 
-    /** The old GatewayHandler's staging from the generated messages (before the hot path), the oracle. */
+    /** Staging from the generated messages (no hot path), the oracle. */
     static final class OldHandler
     {
         static String stage(final Envelope env, final Directory directory)
