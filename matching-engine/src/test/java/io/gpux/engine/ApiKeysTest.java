@@ -122,7 +122,8 @@ class ApiKeysTest
         final byte[] v1 = Arrays.copyOf(v2, v2.length - Integer.BYTES); // without the key count (0)
         ByteBuffer.wrap(v1).putInt(Integer.BYTES, 1);
         final MatchingEngine restored = SnapshotEquivalenceTest.restore(v1);
-        assertEquals(engine.stateHash(), restored.stateHash());
+        // a snapshot older than the accounts' event numbers restores them as 0: the rest is the same state
+        assertEquals(quietHash(engine), quietHash(restored));
         assertEquals(0, liveKeys(restored).length);
     }
 
@@ -130,7 +131,7 @@ class ApiKeysTest
     void everyKeyChangeChangesTheStateHashAndRejectsDoNot() throws Exception
     {
         final MatchingEngine engine = run("0 ACCOUNT id=alice roles=RENTER\n0 ACCOUNT id=bob roles=OWNER\n");
-        long before = engine.stateHash();
+        long before = quietHash(engine);
         final String[] changing = {"0 KEY account=alice key=1", "0 KEY account=alice key=2",
             "0 KEY account=alice key=1 revoke=true"};
         final String[] rejected = {"0 KEY account=bob key=1", "0 KEY account=alice key=1 revoke=true",
@@ -141,15 +142,15 @@ class ApiKeysTest
             final Command c = new Command();
             parser.parse(line, 1, c);
             engine.apply(c);
-            assertNotEquals(before, engine.stateHash(), line);
-            before = engine.stateHash();
+            assertNotEquals(before, quietHash(engine), line);
+            before = quietHash(engine);
         }
         for (final String line : rejected)
         {
             final Command c = new Command();
             parser.parse(line, 1, c);
             engine.apply(c);
-            assertEquals(before, engine.stateHash(), line);
+            assertEquals(before, quietHash(engine), line);
         }
         assertEquals(rejected.length, events.size(), "one REJECTED per rejected line, nothing else");
     }
@@ -159,7 +160,7 @@ class ApiKeysTest
     {
         final MatchingEngine a = run("0 ACCOUNT id=alice roles=RENTER\n");
         final MatchingEngine b = run("0 ACCOUNT id=alice roles=RENTER\n0 KEY account=alice key=0\n");
-        assertEquals(a.stateHash(), b.stateHash(), "a rejected KEY leaves the state as it was");
+        assertEquals(quietHash(a), quietHash(b), "a rejected KEY leaves the state as it was (but for the REJECTED's number)");
     }
 
     @Test
@@ -192,5 +193,11 @@ class ApiKeysTest
         reset.reset(CommandType.TICK, 0);
         assertEquals(0, reset.keyId);
         assertEquals(false, reset.revoke);
+    }
+
+    /** The state hash but for the accounts' event numbers, which a REJECTED moves on too. */
+    private static long quietHash(final MatchingEngine engine)
+    {
+        return new StateWalker(engine, false).hash();
     }
 }
