@@ -752,6 +752,11 @@ final class GatewayHandler extends ChannelInboundHandlerAdapter
         {
             staged.minIncrement = c.getMinIncrement();
         }
+        if (c.hasPreemptIncrementBps())
+        {
+            staged.preemptIncrementBps = c.getPreemptIncrementBps();
+        }
+        staged.fragmentFirst = c.getFragmentFirst();
         if (c.hasFeeBps())
         {
             staged.feeBps = c.getFeeBps();

@@ -28,11 +28,13 @@ public final class EngineSnapshot
 {
     private static final int MAGIC = 0x47505853; // "GPXS"
     /**
-     * 4: the restart window at the end. 3: after the keys, the last restart's time and the accounts' open
-     * cancel-on-disconnect sessions. 2: API keys after the timers. Versions 1 (no keys), 2 and 3 are still
-     * read; they restore the default restart window, as replaying their journals from the start would.
+     * 5: each market's preemption increment and fragment-first placement. 4: the restart window at the end.
+     * 3: after the keys, the last restart's time and the accounts' open cancel-on-disconnect sessions. 2: API
+     * keys after the timers. Versions 1 (no keys) to 4 are still read; they restore the defaults of what they
+     * lack, as replaying their journals from the start would.
      */
-    private static final int VERSION = 4;
+    private static final int VERSION = 5;
+    private static final int VERSION_WITHOUT_MARKET_LEVERS = 4;
     private static final int VERSION_WITHOUT_RESTART_WINDOW = 3;
     private static final int VERSION_WITHOUT_SESSIONS = 2;
     private static final int VERSION_WITHOUT_KEYS = 1;
@@ -66,6 +68,8 @@ public final class EngineSnapshot
             out.writeBoolean(m.preemption);
             out.writeLong(m.graceMs);
             out.writeLong(m.minIncrement);
+            out.writeInt(m.preemptIncrementBps);
+            out.writeBoolean(m.fragmentFirst);
             out.writeInt(m.feeBps);
             out.writeLong(m.prepayMs);
             out.writeInt(m.maxGpusPerOrder);
@@ -254,6 +258,11 @@ public final class EngineSnapshot
             m.preemption = in.readBoolean();
             m.graceMs = in.readLong();
             m.minIncrement = in.readLong();
+            if (version > VERSION_WITHOUT_MARKET_LEVERS)
+            {
+                m.preemptIncrementBps = in.readInt();
+                m.fragmentFirst = in.readBoolean();
+            }
             m.feeBps = in.readInt();
             m.prepayMs = in.readLong();
             m.maxGpusPerOrder = in.readInt();
@@ -466,7 +475,7 @@ public final class EngineSnapshot
                 e.accounts.get(in.readLong()).codSessions = in.readInt();
             }
         }
-        if (version >= VERSION)
+        if (version > VERSION_WITHOUT_RESTART_WINDOW)
         {
             e.restartWindowMs = in.readLong();
         }

@@ -37,6 +37,7 @@ final class StateWalker
         for (final Market m : markets)
         {
             h.add(m.id).str(m.name).add(m.tick).bool(m.preemption).add(m.graceMs).add(m.minIncrement)
+                .add(m.preemptIncrementBps).bool(m.fragmentFirst)
                 .add(m.feeBps).add(m.prepayMs).add(m.maxGpusPerOrder).bool(m.halted);
             side(m.bids);
             side(m.asks);

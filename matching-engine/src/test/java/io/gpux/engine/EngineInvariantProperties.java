@@ -287,7 +287,8 @@ class EngineInvariantProperties
             line("MARKET id=H100 tick=0.0100 graceMs=" + s.graceH() + " prepayMs=" + s.prepayH() + " feeBps=" + s.feeH() +
                 " minIncrement=" + price(100L * s.minIncTicksH()));
             line("MARKET id=A100 preemption=off graceMs=" + s.graceA() + " prepayMs=" + s.prepayA());
-            line("MARKET id=L4 preemption=on graceMs=" + s.graceL() + " prepayMs=120000 maxGpusPerOrder=8 feeBps=100");
+            line("MARKET id=L4 preemption=on graceMs=" + s.graceL() + " prepayMs=120000 maxGpusPerOrder=8 feeBps=100" +
+                " preemptIncrementBps=500 fragmentFirst=true");
             line("ACCOUNT id=own1 roles=OWNER");
             line("ACCOUNT id=own2 roles=OWNER");
             line("ACCOUNT id=mm roles=MARKET_MAKER");

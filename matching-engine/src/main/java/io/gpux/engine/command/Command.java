@@ -43,6 +43,8 @@ public final class Command
     public int preemption = -1;
     public long graceMs = ABSENT;
     public long minIncrement = ABSENT;
+    public long preemptIncrementBps = ABSENT;
+    public boolean fragmentFirst;
     public long feeBps = ABSENT;
     public long prepayMs = ABSENT;
     public long maxGpusPerOrder = ABSENT;
@@ -92,6 +94,8 @@ public final class Command
         preemption = -1;
         graceMs = ABSENT;
         minIncrement = ABSENT;
+        preemptIncrementBps = ABSENT;
+        fragmentFirst = false;
         feeBps = ABSENT;
         prepayMs = ABSENT;
         maxGpusPerOrder = ABSENT;
@@ -134,6 +138,8 @@ public final class Command
         preemption = o.preemption;
         graceMs = o.graceMs;
         minIncrement = o.minIncrement;
+        preemptIncrementBps = o.preemptIncrementBps;
+        fragmentFirst = o.fragmentFirst;
         feeBps = o.feeBps;
         prepayMs = o.prepayMs;
         maxGpusPerOrder = o.maxGpusPerOrder;

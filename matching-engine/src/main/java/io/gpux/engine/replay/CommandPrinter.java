@@ -51,6 +51,8 @@ public final class CommandPrinter
                 }
                 num(sb, "graceMs", c.graceMs);
                 price(sb, "minIncrement", c.minIncrement);
+                num(sb, "preemptIncrementBps", c.preemptIncrementBps);
+                flag(sb, "fragmentFirst", c.fragmentFirst);
                 num(sb, "feeBps", c.feeBps);
                 num(sb, "prepayMs", c.prepayMs);
                 num(sb, "maxGpusPerOrder", c.maxGpusPerOrder);

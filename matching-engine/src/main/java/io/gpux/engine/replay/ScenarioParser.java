@@ -50,7 +50,8 @@ public final class ScenarioParser
     static
     {
         keys(CommandType.MARKET, new String[]{"id"},
-            "tick", "preemption", "graceMs", "minIncrement", "feeBps", "prepayMs", "maxGpusPerOrder");
+            "tick", "preemption", "graceMs", "minIncrement", "preemptIncrementBps", "fragmentFirst", "feeBps", "prepayMs",
+            "maxGpusPerOrder");
         keys(CommandType.CONFIG, new String[]{}, "heartbeatIntervalMs", "heartbeatTimeoutMs", "restartWindowMs");
         keys(CommandType.ACCOUNT, new String[]{"id", "roles"});
         keys(CommandType.DEPOSIT, new String[]{"account", "amount"});
@@ -242,6 +243,8 @@ public final class ScenarioParser
             case "graceMs" -> cmd.graceMs = integer(key, v);
             case "prepayMs" -> cmd.prepayMs = integer(key, v);
             case "feeBps" -> cmd.feeBps = integer(key, v);
+            case "preemptIncrementBps" -> cmd.preemptIncrementBps = integer(key, v);
+            case "fragmentFirst" -> cmd.fragmentFirst = bool(key, v);
             case "maxGpusPerOrder" -> cmd.maxGpusPerOrder = integer(key, v);
             case "maxDurationMs" -> cmd.maxDurationMs = integer(key, v);
             case "heartbeatIntervalMs" -> cmd.heartbeatIntervalMs = integer(key, v);
