@@ -28,13 +28,13 @@ public final class EngineSnapshot
 {
     private static final int MAGIC = 0x47505853; // "GPXS"
     /**
-     * 5: each market's preemption increment and fragment-first placement. 4: the restart window at the end.
+     * 5: each market's preemption increment and fragment-first placement, each order's noPreempt. 4: the restart window at the end.
      * 3: after the keys, the last restart's time and the accounts' open cancel-on-disconnect sessions. 2: API
      * keys after the timers. Versions 1 (no keys) to 4 are still read; they restore the defaults of what they
      * lack, as replaying their journals from the start would.
      */
     private static final int VERSION = 5;
-    private static final int VERSION_WITHOUT_MARKET_LEVERS = 4;
+    private static final int VERSION_WITHOUT_LEVERS = 4;
     private static final int VERSION_WITHOUT_RESTART_WINDOW = 3;
     private static final int VERSION_WITHOUT_SESSIONS = 2;
     private static final int VERSION_WITHOUT_KEYS = 1;
@@ -129,6 +129,7 @@ public final class EngineSnapshot
                 out.writeByte(o.tif.ordinal());
                 out.writeBoolean(o.postOnly);
                 out.writeBoolean(o.gang);
+                out.writeBoolean(o.noPreempt);
                 out.writeLong(o.minReliabilityPpb);
                 out.writeLong(o.regionId);
                 out.writeLong(o.maxDurationMs);
@@ -258,7 +259,7 @@ public final class EngineSnapshot
             m.preemption = in.readBoolean();
             m.graceMs = in.readLong();
             m.minIncrement = in.readLong();
-            if (version > VERSION_WITHOUT_MARKET_LEVERS)
+            if (version > VERSION_WITHOUT_LEVERS)
             {
                 m.preemptIncrementBps = in.readInt();
                 m.fragmentFirst = in.readBoolean();
@@ -323,6 +324,7 @@ public final class EngineSnapshot
                 o.tif = TimeInForce.of(in.readByte());
                 o.postOnly = in.readBoolean();
                 o.gang = in.readBoolean();
+                o.noPreempt = version > VERSION_WITHOUT_LEVERS && in.readBoolean();
                 o.minReliabilityPpb = in.readLong();
                 o.regionId = in.readLong();
                 o.maxDurationMs = in.readLong();

@@ -73,7 +73,7 @@ final class Quoter
             return;
         }
         int need = fillFromAsks(market, gpus, q);
-        if (need > 0 && market.preemption && !bid.postOnly)
+        if (need > 0 && OrderEntry.mayPreempt(bid))
         {
             q.effectiveMs = engine.lastCommandTime() + market.graceMs;
             need = bid.gang ? preemptGang(market, need, q) : preempt(market, need, q);

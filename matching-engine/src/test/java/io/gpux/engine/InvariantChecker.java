@@ -452,6 +452,7 @@ public final class InvariantChecker
         final Market market = bid.market;
         require(market.preemption, what + " in a market with preemption off");
         require(!bid.postOnly, what + ": a postOnly bid preempted");
+        require(!bid.noPreempt, what + ": a noPreempt bid preempted");
         require(e.price == bid.price && successor.price == bid.price, what + ": not at the bid's price " + bid.price);
         require(victim.state == Lease.ACTIVE && victim.notice == NoticeReason.OUTBID, what + ": victim not running " +
             "under an OUTBID notice");

@@ -119,6 +119,10 @@ public final class OwnerAgent implements AutoCloseable
     private final GpuxClient client;
     private final OwnerAgentListener listener;
     private final OwnerAgentPricing pricing;
+    /** Null unless the agent clears (then the ask is re-priced every clearEveryNs). */
+    private final ClearingPricing clearing;
+    private long lastClearNs;
+    private boolean cleared;
     private final Duration timeout;
     private final EventAdapter events = new EventAdapter();
     private final NanoClock clock;
@@ -161,6 +165,7 @@ public final class OwnerAgent implements AutoCloseable
         this.client = ctx.client();
         this.listener = ctx.listener();
         this.pricing = new OwnerAgentPricing(ctx.reservePrice(), ctx.price(), ctx.undercut());
+        this.clearing = ctx.clearEvery() == null ? null : new ClearingPricing(ctx.reservePrice(), ctx.price());
         this.timeout = ctx.requestTimeout();
         this.clock = ctx.nanoClock();
         client.addListener(events);
@@ -673,7 +678,7 @@ public final class OwnerAgent implements AutoCloseable
                 graceMs = Math.max(0, m.getGraceMs());
             }
         }
-        if (pricing.undercut() && !subscribed)
+        if ((pricing.undercut() || clearing != null) && !subscribed)
         {
             client.subscribe(market);
             subscribed = true;
@@ -755,7 +760,7 @@ public final class OwnerAgent implements AutoCloseable
             return free > 0 ? postAsk(free, target) : 0;
         }
         final boolean grow = v.askOpenGpus() < free;
-        final boolean reprice = v.askPrice() != target && (v.askOpenGpus() > 0 || grow);
+        final boolean reprice = v.askPrice() != target && (v.askOpenGpus() > 0 || grow || clearing != null);
         if (!grow && !reprice)
         {
             return 0;
@@ -818,6 +823,10 @@ public final class OwnerAgent implements AutoCloseable
 
     private long targetPrice(final MachineLedger.View ask) throws IOException, InterruptedException, TimeoutException
     {
+        if (clearing != null)
+        {
+            return clearingPrice(ask);
+        }
         if (!pricing.undercut())
         {
             return pricing.price();
@@ -847,12 +856,41 @@ public final class OwnerAgent implements AutoCloseable
             tick);
     }
 
+    /** With clearing: the ask's price, re-priced once every clearEvery from the book's best bid. */
+    private long clearingPrice(final MachineLedger.View ask) throws InterruptedException, TimeoutException
+    {
+        final long current = ask.hasAsk() ? ask.askPrice() : pricing.price();
+        final long now = clock.nanoTime();
+        if (cleared && now - lastClearNs < ctx.clearEvery().toNanos())
+        {
+            return current;
+        }
+        final long bestBid;
+        try
+        {
+            bestBid = client.eventLoop().submit(events::bestBid).get(timeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("reading the book: " + ex.getCause(), ex.getCause());
+        }
+        cleared = true;
+        lastClearNs = now;
+        return clearing.next(current, ask.hasAsk() ? ask.askOpenGpus() : ask.freeGpus(), bestBid, tick);
+    }
+
     // ------------------------------------------------------------------------------------------
 
     /** The agent's view of the client's callbacks: the book and the machine's events (the client's event loop). */
     private final class EventAdapter implements ClientListener
     {
         private BookView book;
+
+        /** The book's best bid; 0 without one or without a valid book (event loop). */
+        long bestBid()
+        {
+            return book == null || !book.isValid() || book.bidLevels() == 0 ? 0 : book.bestBid();
+        }
 
         /** Copies the best ask levels into the agent's arrays; -1 without a valid book (event loop). */
         int copyAsks()

@@ -31,6 +31,8 @@ public final class Command
     public TimeInForce tif = TimeInForce.GTC;
     public boolean postOnly;
     public boolean gang;
+    /** A bid that fills from open asks and rests but never preempts. */
+    public boolean noPreempt;
     public boolean reclaim;
     /** Parts per billion (1.0 = 1_000_000_000), or ABSENT. */
     public long minReliabilityPpb = ABSENT;
@@ -86,6 +88,7 @@ public final class Command
         tif = TimeInForce.GTC;
         postOnly = false;
         gang = false;
+        noPreempt = false;
         reclaim = false;
         minReliabilityPpb = ABSENT;
         regionId = NONE;
@@ -130,6 +133,7 @@ public final class Command
         tif = o.tif;
         postOnly = o.postOnly;
         gang = o.gang;
+        noPreempt = o.noPreempt;
         reclaim = o.reclaim;
         minReliabilityPpb = o.minReliabilityPpb;
         regionId = o.regionId;

@@ -114,6 +114,7 @@ public final class CommandPrinter
                 }
                 flag(sb, "postOnly", c.postOnly);
                 flag(sb, "gang", c.gang);
+                flag(sb, "noPreempt", c.noPreempt);
                 if (c.minReliabilityPpb != Command.ABSENT)
                 {
                     sb.append(" minReliability=");

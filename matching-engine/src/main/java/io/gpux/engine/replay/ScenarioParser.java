@@ -59,7 +59,7 @@ public final class ScenarioParser
         keys(CommandType.HEARTBEAT, new String[]{"machine"});
         keys(CommandType.ASK, new String[]{"id", "account", "machine", "gpus", "price"}, "tif", "postOnly");
         keys(CommandType.BID, new String[]{"id", "account", "market", "gpus", "price"},
-            "tif", "postOnly", "gang", "minReliability", "region", "maxDurationMs");
+            "tif", "postOnly", "gang", "noPreempt", "minReliability", "region", "maxDurationMs");
         keys(CommandType.CANCEL, new String[]{"id", "account"}, "reclaim");
         keys(CommandType.REPLACE, new String[]{"id", "account"}, "price", "gpus");
         keys(CommandType.MASS_CANCEL, new String[]{"account"}, "market");
@@ -236,6 +236,7 @@ public final class ScenarioParser
             };
             case "postOnly" -> cmd.postOnly = bool(key, v);
             case "gang" -> cmd.gang = bool(key, v);
+            case "noPreempt" -> cmd.noPreempt = bool(key, v);
             case "reclaim" -> cmd.reclaim = bool(key, v);
             case "roles" -> cmd.roles = roles(v);
             case "region" -> cmd.regionId = symbols.regions.id(v);
