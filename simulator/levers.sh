@@ -26,7 +26,7 @@ for setting in $settings; do
   for seed in $seeds; do
     run="$out/$setting-$seed"
     # shellcheck disable=SC2086
-    GPUX_NO_BUILD=1 ./gpux sim --days 7 --seed "$seed" --quiet --out "$run" ${flags[$setting]} > "$run.txt" 2>&1 || true
+    ./gpux sim --days 7 --seed "$seed" --quiet --out "$run" ${flags[$setting]} > "$run.txt" 2>&1 || true
     awk -v setting="$setting" -v seed="$seed" '
       /^market efficiency/ { eff = $3 " %" }
       /^GPU utilization/   { util = $3 " %" }

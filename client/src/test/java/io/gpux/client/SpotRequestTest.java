@@ -239,6 +239,20 @@ class SpotRequestTest
     }
 
     @Test
+    void countsPreemptingFillsAndThoseOfBidsPlacedOnANotice()
+    {
+        request.calmAfterNoticeMs(0);
+        fill(1000, 1, 8, 77);
+        started(1, 8);
+        assertEquals(1, request.preemptingFills());
+        assertEquals(0, request.cascadingFills(), "the first bid is no cascade");
+        notice(1, 30_030);
+        fill(1001, 2, 8, 78);
+        assertEquals(2, request.preemptingFills());
+        assertEquals(1, request.cascadingFills(), "the notice's bid passed the preemption on");
+    }
+
+    @Test
     void aSecondNoticeProlongsTheCalmPeriod()
     {
         fill(1000, 1, 4, 0);
