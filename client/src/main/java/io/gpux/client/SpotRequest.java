@@ -35,6 +35,12 @@ import java.util.Arrays;
  * A gang request bids for all N GPUs on one machine; since a lease is preempted whole, it re-bids for
  * all N.
  *
+ * <p>No cascades: for {@link #calmAfterNoticeMs} after a preemption notice (30 minutes by default), its
+ * bids are {@code no_preempt}: they take free GPUs and wait in the book, but do not preempt another
+ * renter's lease, which would only pass the notice (and the GPUs idle through the grace period) on. When
+ * the calm period is over and GPUs are still missing, it cancels those bids and bids again as usual,
+ * preemption included. A calm period of 0 re-bids as usual at once.
+ *
  * <p>{@link #close(boolean)} cancels its open bids and, if asked, releases its leases (also those that
  * a bid fills before its cancel lands), then stops listening.
  *
@@ -98,7 +104,14 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     private final Listener listener;
     private final Runnable reconcileTask = this::reconcile;
     private final Runnable retryTask = this::onRetryTimer;
+    /** How long after a preemption notice its bids do not preempt, by default. */
+    public static final long DEFAULT_CALM_AFTER_NOTICE_MS = 30 * 60_000L;
+
+    private final Runnable calmEndTask = this::onCalmEnd;
     private long retryDelayMs = 1000;
+    private long calmAfterNoticeMs = DEFAULT_CALM_AFTER_NOTICE_MS;
+    /** Calm periods begun by notices and not yet over: while above 0, new bids do not preempt. */
+    private int calmPeriods;
     private Runnable detach;
     private boolean started;
     private boolean closed;
@@ -108,6 +121,12 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     private long[] bidOrderIds = new long[4];
     private long[] bidRequestIds = new long[4];
     private int[] bidOpenGpus = new int[4];
+    private boolean[] bidNoPreempt = new boolean[4];
+    /** Whether each bid replaces GPUs that a notice takes away. */
+    private boolean[] bidOnNotice = new boolean[4];
+    private boolean reconcilingNotice;
+    private int preemptingFills;
+    private int cascadingFills;
     private int bidCount;
 
     private long[] leaseIds = new long[4];
@@ -170,6 +189,26 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     {
         this.retryDelayMs = retryDelayMs;
         return this;
+    }
+
+    /**
+     * How long after a preemption notice its bids take only free GPUs (they do not preempt); default 30
+     * minutes; 0: they preempt at once, as any bid.
+     */
+    public SpotRequest calmAfterNoticeMs(final long calmAfterNoticeMs)
+    {
+        if (calmAfterNoticeMs < 0)
+        {
+            throw new IllegalArgumentException("calmAfterNoticeMs must not be negative");
+        }
+        this.calmAfterNoticeMs = calmAfterNoticeMs;
+        return this;
+    }
+
+    /** Whether its new bids now do not preempt (a notice's calm period is running). */
+    public boolean calm()
+    {
+        return calmPeriods > 0;
     }
 
     /** Cancels the open bids and keeps the leases (they run until they end). */
@@ -250,6 +289,18 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         return bidCount;
     }
 
+    /** Fills of its bids that preempted another lease. */
+    public int preemptingFills()
+    {
+        return preemptingFills;
+    }
+
+    /** Of those, the fills of bids placed on a preemption notice: a preemption passed on (a cascade). */
+    public int cascadingFills()
+    {
+        return cascadingFills;
+    }
+
     // ------------------------------------------------------------------------------------------
     // Events (ClientListener, on the event thread)
 
@@ -296,6 +347,11 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             return;
         }
+        if (fill.getPreemptsLeaseId() != 0)
+        {
+            preemptingFills++;
+            cascadingFills += bidOnNotice[bid] ? 1 : 0;
+        }
         bidOpenGpus[bid] -= fill.getGpus();
         if (bidOpenGpus[bid] <= 0)
         {
@@ -341,8 +397,15 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             return;
         }
         leaseStates[lease] = NOTICED;
+        if (calmAfterNoticeMs > 0 && !closed)
+        {
+            calmPeriods++;
+            sender.schedule(calmAfterNoticeMs, calmEndTask);
+        }
         listener.onPreemptionNotice(leaseId, effectiveAtMs);
+        reconcilingNotice = true;
         reconcile();
+        reconcilingNotice = false;
     }
 
     @Override
@@ -395,8 +458,9 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             .setRegion(constraints.region())
             .setMinReliabilityPpm(constraints.minReliabilityPpm())
             .setMaxDurationMs(constraints.maxDurationMs())
+            .setNoPreempt(calmPeriods > 0)
             .build();
-        addBid(orderId, missing);
+        addBid(orderId, missing, calmPeriods > 0);
         final long requestId;
         try
         {
@@ -433,6 +497,24 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     {
         retryScheduled = false;
         reconcile();
+    }
+
+    /** The last calm period over: bids that may not preempt give way to bids that may. */
+    private void onCalmEnd()
+    {
+        calmPeriods--;
+        if (calmPeriods > 0 || closed)
+        {
+            return;
+        }
+        for (int i = 0; i < bidCount; i++)
+        {
+            if (bidNoPreempt[i])
+            {
+                bidNoPreempt[i] = false;
+                sender.cancel(bidOrderIds[i]);
+            }
+        }
     }
 
     private void shutdown(final boolean releaseLeases)
@@ -480,17 +562,21 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         return -1;
     }
 
-    private void addBid(final long orderId, final int open)
+    private void addBid(final long orderId, final int open, final boolean noPreempt)
     {
         if (bidCount == bidOrderIds.length)
         {
             bidOrderIds = Arrays.copyOf(bidOrderIds, bidCount * 2);
             bidRequestIds = Arrays.copyOf(bidRequestIds, bidCount * 2);
             bidOpenGpus = Arrays.copyOf(bidOpenGpus, bidCount * 2);
+            bidNoPreempt = Arrays.copyOf(bidNoPreempt, bidCount * 2);
+            bidOnNotice = Arrays.copyOf(bidOnNotice, bidCount * 2);
         }
         bidOrderIds[bidCount] = orderId;
         bidRequestIds[bidCount] = 0;
         bidOpenGpus[bidCount] = open;
+        bidNoPreempt[bidCount] = noPreempt;
+        bidOnNotice[bidCount] = reconcilingNotice;
         bidCount++;
     }
 
@@ -500,6 +586,8 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         bidOrderIds[index] = bidOrderIds[last];
         bidRequestIds[index] = bidRequestIds[last];
         bidOpenGpus[index] = bidOpenGpus[last];
+        bidNoPreempt[index] = bidNoPreempt[last];
+        bidOnNotice[index] = bidOnNotice[last];
     }
 
     private int findLease(final long leaseId)

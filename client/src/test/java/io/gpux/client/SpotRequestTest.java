@@ -216,6 +216,73 @@ class SpotRequestTest
     }
 
     @Test
+    void afterANoticeItBidsWithoutPreemptingUntilTheCalmPeriodEnds()
+    {
+        assertFalse(sender.lastBid().getNoPreempt(), "the first bid may preempt");
+        fill(1000, 1, 8, 0);
+        started(1, 8);
+        notice(1, 30_030);
+        assertTrue(request.calm());
+        assertEquals(2, sender.bids.size());
+        assertTrue(sender.lastBid().getNoPreempt(), "the notice's bid takes free GPUs only");
+        assertEquals(1, sender.scheduled.size(), "the calm period's end is scheduled");
+
+        respond(sender.lastBidRequestId(), Reason.REASON_OK);
+        fill(1001, 2, 3, 0);
+        sender.scheduled.remove(0).run();
+        assertFalse(request.calm());
+        assertEquals(List.of(1001L), sender.cancels, "the bid that may not preempt gives way");
+        cancelled(1001, CancelReason.USER, 5);
+        assertEquals(3, sender.bids.size());
+        assertEquals(5, sender.lastBid().getGpus());
+        assertFalse(sender.lastBid().getNoPreempt(), "after the calm period it may preempt again");
+    }
+
+    @Test
+    void countsPreemptingFillsAndThoseOfBidsPlacedOnANotice()
+    {
+        request.calmAfterNoticeMs(0);
+        fill(1000, 1, 8, 77);
+        started(1, 8);
+        assertEquals(1, request.preemptingFills());
+        assertEquals(0, request.cascadingFills(), "the first bid is no cascade");
+        notice(1, 30_030);
+        fill(1001, 2, 8, 78);
+        assertEquals(2, request.preemptingFills());
+        assertEquals(1, request.cascadingFills(), "the notice's bid passed the preemption on");
+    }
+
+    @Test
+    void aSecondNoticeProlongsTheCalmPeriod()
+    {
+        fill(1000, 1, 4, 0);
+        started(1, 4);
+        fill(1000, 2, 4, 0);
+        started(2, 4);
+        notice(1, 30_000);
+        notice(2, 40_000);
+        assertEquals(2, sender.scheduled.size());
+        sender.scheduled.remove(0).run();
+        assertTrue(request.calm(), "the second notice's period is still running");
+        assertTrue(sender.cancels.isEmpty());
+        sender.scheduled.remove(0).run();
+        assertFalse(request.calm());
+        assertEquals(2, sender.cancels.size(), "both notices' bids give way");
+    }
+
+    @Test
+    void aCalmPeriodOfZeroRebidsAsAnyBid()
+    {
+        request.calmAfterNoticeMs(0);
+        fill(1000, 1, 8, 0);
+        started(1, 8);
+        notice(1, 30_030);
+        assertFalse(request.calm());
+        assertFalse(sender.lastBid().getNoPreempt());
+        assertTrue(sender.scheduled.isEmpty());
+    }
+
+    @Test
     void aLeaseEndingWithoutNoticeIsReplaced()
     {
         fill(1000, 1, 8, 0);

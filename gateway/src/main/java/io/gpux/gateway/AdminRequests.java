@@ -176,6 +176,11 @@ final class AdminRequests
         {
             staged.minIncrement = c.getMinIncrement();
         }
+        if (c.hasPreemptIncrementBps())
+        {
+            staged.preemptIncrementBps = c.getPreemptIncrementBps();
+        }
+        staged.fragmentFirst = c.getFragmentFirst();
         if (c.hasFeeBps())
         {
             staged.feeBps = c.getFeeBps();

@@ -200,7 +200,8 @@ final class Queries
                 ids[i] = m.id;
                 final MarketInfo.Builder info = MarketInfo.newBuilder().setSymbol(m.name).setTick(m.tick)
                     .setPreemption(m.preemption).setGraceMs(m.graceMs).setMinIncrement(m.minIncrement).setFeeBps(m.feeBps)
-                    .setPrepayMs(m.prepayMs).setMaxGpusPerOrder(m.maxGpusPerOrder).setHalted(m.halted);
+                    .setPrepayMs(m.prepayMs).setMaxGpusPerOrder(m.maxGpusPerOrder).setHalted(m.halted)
+                    .setPreemptIncrementBps(m.preemptIncrementBps).setFragmentFirst(m.fragmentFirst);
                 if (m.bids.levelCount() > 0)
                 {
                     info.setBestBid(m.bids.level(0).price());

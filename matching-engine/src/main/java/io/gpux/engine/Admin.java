@@ -46,10 +46,12 @@ final class Admin
         final long prepay = cmd.prepayMs == Command.ABSENT ? Market.DEFAULT_PREPAY_MS : cmd.prepayMs;
         final long maxGpus = cmd.maxGpusPerOrder == Command.ABSENT ? Market.DEFAULT_MAX_GPUS_PER_ORDER : cmd.maxGpusPerOrder;
         final long minIncrement = cmd.minIncrement == Command.ABSENT ? tick : cmd.minIncrement;
+        final long incrementBps = cmd.preemptIncrementBps == Command.ABSENT ? 0 : cmd.preemptIncrementBps;
         final boolean valid = Market.validSymbol(cmd.name) && tick > 0 && tick <= Money.MAX_PRICE_TICKS &&
             grace >= 0 && grace <= MAX_GRACE_MS && fee >= 0 && fee <= MAX_FEE_BPS &&
             prepay > 0 && prepay <= MAX_PREPAY_MS && maxGpus >= 1 && maxGpus <= MAX_GPUS_PER_ORDER &&
-            minIncrement > 0 && minIncrement <= Money.MAX_PRICE_TICKS && minIncrement % tick == 0;
+            minIncrement > 0 && minIncrement <= Money.MAX_PRICE_TICKS && minIncrement % tick == 0 &&
+            incrementBps >= 0 && incrementBps <= Market.MAX_PREEMPT_INCREMENT_BPS;
         if (!valid)
         {
             engine.out.rejected(cmd, RejectReason.INVALID_PARAMETER);
@@ -62,6 +64,8 @@ final class Admin
         market.prepayMs = prepay;
         market.maxGpusPerOrder = (int)maxGpus;
         market.minIncrement = minIncrement;
+        market.preemptIncrementBps = (int)incrementBps;
+        market.fragmentFirst = cmd.fragmentFirst;
         market.preemption = cmd.preemption != 0;
         engine.markets.put(market.id, market);
     }

@@ -28,12 +28,15 @@ public final class EngineSnapshot
 {
     private static final int MAGIC = 0x47505853; // "GPXS"
     /**
-     * 4: the restart window at the end. 3: after the keys, the last restart's time and the accounts' open
-     * cancel-on-disconnect sessions. 2: API keys after the timers. Versions 1 (no keys), 2 and 3 are still
-     * read; they restore the default restart window, as replaying their journals from the start would.
+     * 6: the accounts' event numbers (last number, last event's sequence) at the end. 5: each market's preemption
+     * increment and fragment-first placement, each order's noPreempt. 4: the restart window at the end.
+     * 3: after the keys, the last restart's time and the accounts' open cancel-on-disconnect sessions. 2: API
+     * keys after the timers. Versions 1 (no keys) to 5 are still read; they restore the defaults of what they
+     * lack, as replaying their journals from the start would.
      */
-    private static final int VERSION = 5;
-    private static final int VERSION_WITHOUT_EVENT_NUMBERS = 4;
+    private static final int VERSION = 6;
+    private static final int VERSION_WITHOUT_EVENT_NUMBERS = 5;
+    private static final int VERSION_WITHOUT_LEVERS = 4;
     private static final int VERSION_WITHOUT_RESTART_WINDOW = 3;
     private static final int VERSION_WITHOUT_SESSIONS = 2;
     private static final int VERSION_WITHOUT_KEYS = 1;
@@ -67,6 +70,8 @@ public final class EngineSnapshot
             out.writeBoolean(m.preemption);
             out.writeLong(m.graceMs);
             out.writeLong(m.minIncrement);
+            out.writeInt(m.preemptIncrementBps);
+            out.writeBoolean(m.fragmentFirst);
             out.writeInt(m.feeBps);
             out.writeLong(m.prepayMs);
             out.writeInt(m.maxGpusPerOrder);
@@ -126,6 +131,7 @@ public final class EngineSnapshot
                 out.writeByte(o.tif.ordinal());
                 out.writeBoolean(o.postOnly);
                 out.writeBoolean(o.gang);
+                out.writeBoolean(o.noPreempt);
                 out.writeLong(o.minReliabilityPpb);
                 out.writeLong(o.regionId);
                 out.writeLong(o.maxDurationMs);
@@ -270,6 +276,11 @@ public final class EngineSnapshot
             m.preemption = in.readBoolean();
             m.graceMs = in.readLong();
             m.minIncrement = in.readLong();
+            if (version > VERSION_WITHOUT_LEVERS)
+            {
+                m.preemptIncrementBps = in.readInt();
+                m.fragmentFirst = in.readBoolean();
+            }
             m.feeBps = in.readInt();
             m.prepayMs = in.readLong();
             m.maxGpusPerOrder = in.readInt();
@@ -330,6 +341,7 @@ public final class EngineSnapshot
                 o.tif = TimeInForce.of(in.readByte());
                 o.postOnly = in.readBoolean();
                 o.gang = in.readBoolean();
+                o.noPreempt = version > VERSION_WITHOUT_LEVERS && in.readBoolean();
                 o.minReliabilityPpb = in.readLong();
                 o.regionId = in.readLong();
                 o.maxDurationMs = in.readLong();
@@ -482,11 +494,11 @@ public final class EngineSnapshot
                 e.accounts.get(in.readLong()).codSessions = in.readInt();
             }
         }
-        if (version >= VERSION_WITHOUT_EVENT_NUMBERS)
+        if (version > VERSION_WITHOUT_RESTART_WINDOW)
         {
             e.restartWindowMs = in.readLong();
         }
-        if (version >= VERSION)
+        if (version > VERSION_WITHOUT_EVENT_NUMBERS)
         {
             final int numbered = in.readInt();
             for (int i = 0; i < numbered; i++)

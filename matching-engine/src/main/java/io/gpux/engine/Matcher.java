@@ -43,25 +43,64 @@ final class Matcher
     void matchBid(final Order bid)
     {
         final BookSide asks = bid.market.asks;
+        final boolean fragmentFirst = bid.market.fragmentFirst;
         // levels emptied by the trades stay in place: the walk goes on from where it is
         PriceLevel level = asks.best();
         while (level != null && bid.openGpus > 0 && level.price() <= bid.price)
         {
-            Order ask = level.head();
-            while (ask != null && bid.openGpus > 0)
+            if (fragmentFirst)
             {
-                final Order next = ask.nextInLevel();
-                if (eligible(bid, ask.machine) && (!bid.gang || ask.openGpus >= bid.openGpus))
-                {
-                    trade(bid, ask, bid.gang ? bid.openGpus : Math.min(ask.openGpus, bid.openGpus), true);
-                }
-                ask = next;
+                matchLevelFragmentFirst(bid, level);
+            }
+            else
+            {
+                matchLevelInTimeOrder(bid, level);
             }
             if (bid.openGpus == 0)
             {
                 break;
             }
             level = asks.worse(level);
+        }
+    }
+
+    /** Fills a bid from one price level, oldest ask first. */
+    private void matchLevelInTimeOrder(final Order bid, final PriceLevel level)
+    {
+        Order ask = level.head();
+        while (ask != null && bid.openGpus > 0)
+        {
+            final Order next = ask.nextInLevel();
+            if (eligible(bid, ask.machine) && (!bid.gang || ask.openGpus >= bid.openGpus))
+            {
+                trade(bid, ask, bid.gang ? bid.openGpus : Math.min(ask.openGpus, bid.openGpus), true);
+            }
+            ask = next;
+        }
+    }
+
+    /**
+     * Fills a bid from one price level, each time from the eligible ask whose machine has the fewest free
+     * GPUs (the oldest among equals), so that whole machines stay free for gang bids.
+     */
+    private void matchLevelFragmentFirst(final Order bid, final PriceLevel level)
+    {
+        while (bid.openGpus > 0)
+        {
+            Order best = null;
+            for (Order ask = level.head(); ask != null; ask = ask.nextInLevel())
+            {
+                if (eligible(bid, ask.machine) && (!bid.gang || ask.openGpus >= bid.openGpus) &&
+                    (best == null || ask.machine.offered < best.machine.offered))
+                {
+                    best = ask;
+                }
+            }
+            if (best == null)
+            {
+                return;
+            }
+            trade(bid, best, bid.gang ? bid.openGpus : Math.min(best.openGpus, bid.openGpus), true);
         }
     }
 

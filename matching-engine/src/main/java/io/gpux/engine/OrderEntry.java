@@ -86,6 +86,7 @@ final class OrderEntry
         bid.tif = cmd.tif;
         bid.postOnly = cmd.postOnly;
         bid.gang = cmd.gang;
+        bid.noPreempt = cmd.noPreempt;
         bid.minReliabilityPpb = cmd.minReliabilityPpb == Command.ABSENT ? -1 : cmd.minReliabilityPpb;
         bid.regionId = cmd.regionId;
         bid.maxDurationMs = cmd.maxDurationMs == Command.ABSENT ? 0 : cmd.maxDurationMs;
@@ -145,6 +146,12 @@ final class OrderEntry
         return null;
     }
 
+    /** Whether a bid's remainder may preempt running leases: its market allows it and the bid is not postOnly or noPreempt. */
+    static boolean mayPreempt(final Order bid)
+    {
+        return bid.market.preemption && !bid.postOnly && !bid.noPreempt;
+    }
+
     private static boolean validPrice(final Market market, final long price)
     {
         final long tick = market.tick;
@@ -163,7 +170,7 @@ final class OrderEntry
         {
             return true;
         }
-        if (!bid.market.preemption || bid.postOnly)
+        if (!mayPreempt(bid))
         {
             return false;
         }
@@ -178,7 +185,7 @@ final class OrderEntry
     private void matchAndRest(final Order bid)
     {
         engine.matcher.matchBid(bid);
-        if (bid.openGpus > 0 && bid.market.preemption && !bid.postOnly)
+        if (bid.openGpus > 0 && mayPreempt(bid))
         {
             if (bid.gang)
             {
@@ -227,6 +234,7 @@ final class OrderEntry
         ask.openGpus = cmd.gpus;
         ask.tif = cmd.tif;
         ask.postOnly = cmd.postOnly;
+        ask.noPreempt = false;
         ask.gang = false;
         ask.minReliabilityPpb = -1;
         ask.regionId = Command.NONE;
@@ -451,7 +459,7 @@ final class OrderEntry
 
         final boolean keepsPriority = price == order.price && gpus <= order.openGpus;
         if (keepsPriority && order.inBook() && gpus > 0 &&
-            (!order.bid || !order.gang && (!market.preemption || order.postOnly)))
+            (!order.bid || !order.gang && !mayPreempt(order)))
         {
             // same place in the queue, no more GPUs, no preemption to try and no smaller gang to fit:
             // nothing can match now that could not before (the book is not crossed), so it stays put

@@ -39,7 +39,7 @@ final class Preemptor
     int preemptible(final Order bid, final long price, final int enough)
     {
         final Market market = bid.market;
-        final long limit = price - market.minIncrement;
+        final long limit = market.preemptLimit(price);
         final LeaseIndex index = market.preemptible;
         long found = 0; // leases of up to Integer.MAX_VALUE GPUs each: their sum may not fit an int
         for (int i = 0; i < index.levelCount() && index.priceAt(i) <= limit; i++)
@@ -63,7 +63,7 @@ final class Preemptor
     void preempt(final Order bid)
     {
         final Market market = bid.market;
-        final long limit = bid.price - market.minIncrement;
+        final long limit = market.preemptLimit(bid.price);
         final LeaseIndex index = market.preemptible;
         victimCount = 0;
         int need = bid.openGpus;
@@ -126,7 +126,7 @@ final class Preemptor
     Machine chooseGangMachine(final Order bid, final long price, final int gpus)
     {
         final Market market = bid.market;
-        final long limit = price - market.minIncrement;
+        final long limit = market.preemptLimit(price);
         final LeaseIndex index = market.preemptible;
         int seen = 0;
         Machine best = null;

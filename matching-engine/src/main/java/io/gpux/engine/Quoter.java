@@ -73,7 +73,7 @@ final class Quoter
             return;
         }
         int need = fillFromAsks(market, gpus, q);
-        if (need > 0 && market.preemption && !bid.postOnly)
+        if (need > 0 && OrderEntry.mayPreempt(bid))
         {
             q.effectiveMs = engine.lastCommandTime() + market.graceMs;
             need = bid.gang ? preemptGang(market, need, q) : preempt(market, need, q);
@@ -108,7 +108,7 @@ final class Quoter
     /** As {@link Preemptor#preempt}: victims lowest price first, then most recently started, whole. */
     private int preempt(final Market market, final int gpus, final Quote q)
     {
-        final long limit = bid.price - market.minIncrement;
+        final long limit = market.preemptLimit(bid.price);
         final LeaseIndex index = market.preemptible;
         int need = gpus;
         for (int i = 0; i < index.levelCount() && index.priceAt(i) <= limit && need > 0; i++)

@@ -48,6 +48,7 @@ final class StateWalker
         for (final Market m : markets)
         {
             h.add(m.id).str(m.name).add(m.tick).bool(m.preemption).add(m.graceMs).add(m.minIncrement)
+                .add(m.preemptIncrementBps).bool(m.fragmentFirst)
                 .add(m.feeBps).add(m.prepayMs).add(m.maxGpusPerOrder).bool(m.halted);
             side(m.bids);
             side(m.asks);
@@ -200,7 +201,7 @@ final class StateWalker
     private void order(final Order o)
     {
         h.add(o.uid).bool(o.bid).add(o.market.id).add(o.machine == null ? 0 : o.machine.id).add(o.clientOrderId)
-            .add(o.price).add(o.openGpus).add(o.tif.ordinal()).bool(o.postOnly).bool(o.gang)
+            .add(o.price).add(o.openGpus).add(o.tif.ordinal()).bool(o.postOnly).bool(o.gang).bool(o.noPreempt)
             .add(o.minReliabilityPpb).add(o.regionId).add(o.maxDurationMs).add(o.priority).add(o.acceptSeq).add(o.hold);
     }
 }

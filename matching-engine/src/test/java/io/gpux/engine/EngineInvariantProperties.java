@@ -186,7 +186,7 @@ class EngineInvariantProperties
         final Arbitrary<Act> bid = act(Kind.BID, dt(), List.of(
             Arbitraries.frequency(Tuple.of(10, 0), Tuple.of(10, 1), Tuple.of(10, 2), Tuple.of(10, 3), Tuple.of(6, 4),
                 Tuple.of(1, 5)),
-            ints(0, 2), slot, gpus(), priceK(), tif, bool10,
+            ints(0, 2), slot, gpus(), priceK(), tif, Arbitraries.frequency(Tuple.of(80, 0), Tuple.of(10, 1), Tuple.of(10, 2)),
             Arbitraries.frequency(Tuple.of(8, 0), Tuple.of(2, 1)),
             mostlyZero(25, MIN_REL.length - 1), mostlyZero(25, REGIONS.length - 1),
             mostlyZero(25, MAX_DURATION.length - 1)));
@@ -290,7 +290,8 @@ class EngineInvariantProperties
             line("MARKET id=H100 tick=0.0100 graceMs=" + s.graceH() + " prepayMs=" + s.prepayH() + " feeBps=" + s.feeH() +
                 " minIncrement=" + price(100L * s.minIncTicksH()));
             line("MARKET id=A100 preemption=off graceMs=" + s.graceA() + " prepayMs=" + s.prepayA());
-            line("MARKET id=L4 preemption=on graceMs=" + s.graceL() + " prepayMs=120000 maxGpusPerOrder=8 feeBps=100");
+            line("MARKET id=L4 preemption=on graceMs=" + s.graceL() + " prepayMs=120000 maxGpusPerOrder=8 feeBps=100" +
+                " preemptIncrementBps=500 fragmentFirst=true");
             line("ACCOUNT id=own1 roles=OWNER");
             line("ACCOUNT id=own2 roles=OWNER");
             line("ACCOUNT id=mm roles=MARKET_MAKER");
@@ -406,6 +407,10 @@ class EngineInvariantProperties
             if (a.p(6) == 1)
             {
                 sb.append(" postOnly=true");
+            }
+            else if (a.p(6) == 2)
+            {
+                sb.append(" noPreempt=true");
             }
             if (a.p(7) == 1)
             {

@@ -478,11 +478,12 @@ public final class InvariantChecker
         final Market market = bid.market;
         require(market.preemption, what + " in a market with preemption off");
         require(!bid.postOnly, what + ": a postOnly bid preempted");
+        require(!bid.noPreempt, what + ": a noPreempt bid preempted");
         require(e.price == bid.price && successor.price == bid.price, what + ": not at the bid's price " + bid.price);
         require(victim.state == Lease.ACTIVE && victim.notice == NoticeReason.OUTBID, what + ": victim not running " +
             "under an OUTBID notice");
-        require(victim.price <= bid.price - market.minIncrement, what + ": victim at " + victim.price + ", bid at " +
-            bid.price + ", minIncrement " + market.minIncrement);
+        require(victim.price <= market.preemptLimit(bid.price), what + ": victim at " + victim.price + ", bid at " +
+            bid.price + ", minIncrement " + market.minIncrement + ", preemptIncrementBps " + market.preemptIncrementBps);
         require(victim.renter != bid.account && victim.owner != bid.account && eligible(bid, victim.machine),
             what + ": victim not eligible for the bid");
         require(victim.machine == successor.machine, what + ": on another machine");
@@ -624,7 +625,7 @@ public final class InvariantChecker
         require(bid != null && bid.bid && bid.gang && e.accountId == lease.renter.id, what + ": the first FILL is not " +
             "the open gang bid's");
         final Market market = bid.market;
-        final long limit = bid.price - market.minIncrement;
+        final long limit = market.preemptLimit(bid.price);
         final List<Lease> victims = new ArrayList<>();
         final Map<Long, Integer> freeTaken = new HashMap<>();
         for (int i = 0; i < lease.sourceCount; i++)
@@ -1043,7 +1044,7 @@ public final class InvariantChecker
                 require(v.successorGpus == vg.getValue(), vw + ": successorGpus " + v.successorGpus + ", " + lw +
                     " takes " + vg.getValue());
                 require(v.machine == l.machine, vw + " is on another machine");
-                require(l.price >= v.price + l.market.minIncrement,
+                require(v.price <= l.market.preemptLimit(l.price),
                     vw + " at " + v.price + " was preempted by a bid at " + l.price);
                 require(v.renter != l.renter && v.owner != l.renter, vw + ": the bidder preempted its own lease");
             }

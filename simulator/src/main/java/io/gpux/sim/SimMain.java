@@ -1,5 +1,8 @@
 package io.gpux.sim;
 
+import io.gpux.sim.agent.AgentParameters;
+import io.gpux.sim.agent.Levers;
+import io.gpux.sim.market.MarketRules;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -31,6 +34,26 @@ public final class SimMain implements Callable<Integer>
     @Option(names = "--reclaims-per-day", description = "owner reclaims per machine per market day (default ${DEFAULT-VALUE})")
     double reclaimsPerDay = DemoRun.DEFAULT_RECLAIMS_PER_DAY;
 
+    @Option(names = "--preempt-increment-bps", paramLabel = "N", description = "every market's preemption increment: a bid "
+        + "preempts a lease only if it beats its price by N basis points of it, 0 to 10000 (default ${DEFAULT-VALUE})")
+    int preemptIncrementBps;
+
+    @Option(names = "--fragment-first", description = "markets fill the machine with the fewest free GPUs first "
+        + "among equally priced asks (default: oldest ask first)")
+    boolean fragmentFirst;
+
+    @Option(names = "--calm-after-notice", paramLabel = "MINUTES", description = "after a preemption notice, renters "
+        + "re-bid without preempting for this many market minutes, 0: at once with preemption (default ${DEFAULT-VALUE})")
+    double calmAfterNoticeMinutes;
+
+    @Option(names = "--clearing-owners", description = "owners price with the clearing strategy of gpux agent "
+        + "--clear-every (every 30 market minutes) instead of reviewing their markup every few hours")
+    boolean clearingOwners;
+
+    @Option(names = "--night-batch", paramLabel = "SHARE", description = "cheap batch jobs at night, at this share of a "
+        + "renter's mean job rate at their peak (3 a.m.), 0: none (default ${DEFAULT-VALUE})")
+    double nightBatch;
+
     @Option(names = "--out", description = "report directory (default ./target/sim-<seed>-<time>)")
     Path out;
 
@@ -44,9 +67,17 @@ public final class SimMain implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(new CommandLine(this), "--days must be positive and --agents at least 3");
         }
+        if (preemptIncrementBps < 0 || preemptIncrementBps > 10_000 || calmAfterNoticeMinutes < 0 || nightBatch < 0)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--preempt-increment-bps must be 0 to 10000, "
+                + "--calm-after-notice and --night-batch not negative");
+        }
+        final MarketRules markets = MarketRules.DEFAULT.withLevers(preemptIncrementBps, fragmentFirst);
+        final Levers levers = new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch);
         final Path dir = out != null ? out : Path.of("target", "sim-" + seed + "-" + DemoRun.timestamp());
         System.err.printf("gpux sim: %d agents, %.1f market days, seed %d%n", agents, days, seed);
-        final RunOutcome outcome = SimRun.run(new SimRun.Options(seed, agents, days, failureAccel, reclaimsPerDay, load, dir),
+        final RunOutcome outcome = SimRun.run(new SimRun.Options(seed, agents, days, failureAccel, reclaimsPerDay, load, dir,
+            markets, levers),
             quiet ? null : System.err);
         System.out.print(outcome.summary());
         System.out.flush();

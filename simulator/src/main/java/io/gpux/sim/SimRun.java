@@ -4,7 +4,9 @@ import io.gpux.sim.agent.Agent;
 import io.gpux.sim.agent.AgentParameters;
 import io.gpux.sim.agent.Catalogue;
 import io.gpux.sim.agent.GpuClass;
+import io.gpux.sim.agent.Levers;
 import io.gpux.sim.agent.Population;
+import io.gpux.sim.agent.Renter;
 import io.gpux.sim.market.MarketRules;
 import io.gpux.sim.market.SimulatedExchange;
 import io.gpux.sim.report.AgentRecords;
@@ -39,9 +41,18 @@ public final class SimRun
      * @param reclaimsPerDay owner reclaims per machine per day.
      * @param load           demand as a multiple of the fleet.
      * @param out            the report directory.
+     * @param markets        the markets' rules (their levers included).
+     * @param levers         the agents' levers.
      */
-    public record Options(long seed, int agents, double days, double failureAccel, double reclaimsPerDay, double load, Path out)
+    public record Options(long seed, int agents, double days, double failureAccel, double reclaimsPerDay, double load, Path out,
+        MarketRules markets, Levers levers)
     {
+        /** With the default markets and none of the agents' levers. */
+        public Options(final long seed, final int agents, final double days, final double failureAccel,
+            final double reclaimsPerDay, final double load, final Path out)
+        {
+            this(seed, agents, days, failureAccel, reclaimsPerDay, load, out, MarketRules.DEFAULT, Levers.NONE);
+        }
     }
 
     private SimRun()
@@ -51,11 +62,11 @@ public final class SimRun
     public static RunOutcome run(final Options o, final PrintStream progressOut) throws IOException
     {
         final long wallStart = System.nanoTime();
-        final MarketRules rules = MarketRules.DEFAULT;
+        final MarketRules rules = o.markets();
         final long open = MARKET_EPOCH_MS;
         final long close = open + (long)(o.days() * AgentParameters.DAY);
         final Population population = Population.build(o.seed(), o.agents(), rules, open, o.days() * 24, o.failureAccel(),
-            o.reclaimsPerDay(), o.load());
+            o.reclaimsPerDay(), o.load(), o.levers());
         final List<String> symbols = new ArrayList<>();
         for (final GpuClass c : Catalogue.CLASSES)
         {
@@ -149,9 +160,27 @@ public final class SimRun
             + ", no negative balance " + yesNo(checks.get("noNegativeBalance")) + ", GPUs never oversubscribed "
             + yesNo(checks.get("gpusNeverOversubscribed")) + ", events gap-free " + yesNo(checks.get("accountEventsGapFree"))
             + ", interruptions noticed " + yesNo(checks.get("everyInterruptionNoticedExceptMachineOffline"))));
+        extra.add(Report.line("levers", leversLine(o, population)));
         extra.add(Report.line("report", html.toAbsolutePath().toString()));
         final String summary = report.summary(extra);
         return new RunOutcome(report, html, checks, ok, summary);
+    }
+
+    /** The run's levers, and the renters' preempting fills and cascades (fills of bids placed on a notice). */
+    private static String leversLine(final Options o, final Population p)
+    {
+        long preempting = 0;
+        long cascading = 0;
+        for (final Renter r : p.renters)
+        {
+            preempting += r.preemptingFills();
+            cascading += r.cascadingFills();
+        }
+        return String.format(Locale.ROOT, "preemptIncrementBps %d, fragmentFirst %s, calm after notice %d min, clearing owners "
+                + "%s, night batch %.2f; %,d preempting fills by renters, %,d of them cascades (%.0f %%)",
+            o.markets().preemptIncrementBps(), o.markets().fragmentFirst() ? "on" : "off",
+            o.levers().calmAfterNoticeMs() / AgentParameters.MINUTE, o.levers().clearingOwners() ? "on" : "off",
+            o.levers().nightBatch(), preempting, cascading, preempting == 0 ? 0.0 : 100.0 * cascading / preempting);
     }
 
     private static Map<String, Object> runSection(final Options o, final Population p)

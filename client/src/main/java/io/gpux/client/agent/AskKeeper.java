@@ -7,6 +7,8 @@ import io.gpux.proto.v1.PlaceAsk;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Replace;
 import io.gpux.proto.v1.Response;
+import org.agrona.concurrent.NanoClock;
+
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
@@ -28,6 +30,12 @@ final class AskKeeper
     private final GpuxClient client;
     private final OwnerAgentListener listener;
     private final OwnerAgentPricing pricing;
+    /** Null unless the agent clears (then the ask is re-priced every clearEveryNs). */
+    private final ClearingPricing clearing;
+    private final long clearEveryNs;
+    private final NanoClock clock;
+    private long lastClearNs;
+    private boolean cleared;
     private final MachineLedger ledger;
     private final OwnerAgentEvents events;
     private final long[] bookPrices = new long[BOOK_LEVELS];
@@ -38,8 +46,12 @@ final class AskKeeper
     private volatile boolean reclaimed;
 
     AskKeeper(final GpuxClient client, final OwnerAgentListener listener, final OwnerAgentPricing pricing,
-        final MachineLedger ledger, final OwnerAgentEvents events)
+        final ClearingPricing clearing, final Duration clearEvery, final NanoClock clock, final MachineLedger ledger,
+        final OwnerAgentEvents events)
     {
+        this.clearing = clearing;
+        this.clearEveryNs = clearEvery == null ? 0 : clearEvery.toNanos();
+        this.clock = clock;
         this.client = client;
         this.listener = listener;
         this.pricing = pricing;
@@ -131,7 +143,7 @@ final class AskKeeper
             return free > 0 ? post(machineId, free, target, timeout) : 0;
         }
         final boolean grow = v.askOpenGpus() < free;
-        final boolean reprice = v.askPrice() != target && (v.askOpenGpus() > 0 || grow);
+        final boolean reprice = v.askPrice() != target && (v.askOpenGpus() > 0 || grow || clearing != null);
         if (!grow && !reprice)
         {
             return 0;
@@ -195,6 +207,10 @@ final class AskKeeper
 
     private long targetPrice(final MachineLedger.View ask, final Duration timeout) throws IOException, InterruptedException, TimeoutException
     {
+        if (clearing != null)
+        {
+            return clearingPrice(ask, timeout);
+        }
         if (!pricing.undercut())
         {
             return pricing.price();
@@ -223,5 +239,28 @@ final class AskKeeper
         return pricing.target(bookPrices, bookGpus, levels,
             ask.hasAsk() ? ask.askPrice() : 0, ask.hasAsk() ? ask.askOpenGpus() : 0, accountAskPrices, accountAskGpus, own,
             tick);
+    }
+
+    /** With clearing: the ask's price, re-priced once every clearEvery from the book's best bid. */
+    private long clearingPrice(final MachineLedger.View ask, final Duration timeout) throws InterruptedException, TimeoutException
+    {
+        final long current = ask.hasAsk() ? ask.askPrice() : pricing.price();
+        final long now = clock.nanoTime();
+        if (cleared && now - lastClearNs < clearEveryNs)
+        {
+            return current;
+        }
+        final long bestBid;
+        try
+        {
+            bestBid = client.eventLoop().submit(events::bestBid).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("reading the book: " + ex.getCause(), ex.getCause());
+        }
+        cleared = true;
+        lastClearNs = now;
+        return clearing.next(current, ask.hasAsk() ? ask.askOpenGpus() : ask.freeGpus(), bestBid, tick);
     }
 }

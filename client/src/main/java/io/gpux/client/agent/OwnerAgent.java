@@ -105,6 +105,10 @@ public final class OwnerAgent implements Agent, AutoCloseable
     private final GpuxClient client;
     private final OwnerAgentListener listener;
     private final OwnerAgentPricing pricing;
+    /** Null unless the agent clears (then the ask is re-priced every clearEveryNs). */
+    private final ClearingPricing clearing;
+    private long lastClearNs;
+    private boolean cleared;
     private final Duration timeout;
     private final NanoClock clock;
     private final Semaphore wakeups = new Semaphore(0);
@@ -132,13 +136,15 @@ public final class OwnerAgent implements Agent, AutoCloseable
         this.client = ctx.client();
         this.listener = ctx.listener();
         this.pricing = new OwnerAgentPricing(ctx.reservePrice(), ctx.price(), ctx.undercut());
+        this.clearing = ctx.clearEvery() == null ? null : new ClearingPricing(ctx.reservePrice(), ctx.price());
         this.timeout = ctx.requestTimeout();
         this.clock = ctx.nanoClock();
         this.intervalNs = ctx.heartbeatInterval().toNanos();
         this.events = new OwnerAgentEvents(this, client, listener, ledger);
-        this.asks = new AskKeeper(client, listener, pricing, ledger, events);
+        final ClearingPricing clearing = ctx.clearEvery() == null ? null : new ClearingPricing(ctx.reservePrice(), ctx.price());
+        this.asks = new AskKeeper(client, listener, pricing, clearing, ctx.clearEvery(), ctx.nanoClock(), ledger, events);
         this.heartbeats = new MachineHeartbeats(client, listener, ctx.nvidiaSmi());
-        this.machine = new MachineRegistration(ctx, ledger, asks, heartbeats, pricing.undercut());
+        this.machine = new MachineRegistration(ctx, ledger, asks, heartbeats, pricing.undercut() || clearing != null);
         this.stop = new GracefulStop(listener, ledger, asks, clock, timeout, ctx.stopMargin(), this::stopFinished);
         client.addListener(events);
         if (ctx.workloads() != null)

@@ -34,6 +34,7 @@ public final class OwnerAgentContext
     private long reservePrice;
     private long price;
     private boolean undercut;
+    private Duration clearEvery;
     private Path reclaimFile;
     private AgentWorkloads workloads;
     private boolean withdrawOnClose;
@@ -60,6 +61,10 @@ public final class OwnerAgentContext
         if (price < reservePrice)
         {
             throw new IllegalArgumentException("the asking price must not be below the reserve price");
+        }
+        if (clearEvery != null && (clearEvery.isNegative() || clearEvery.isZero() || undercut))
+        {
+            throw new IllegalArgumentException("clearing needs a positive interval and excludes undercutting");
         }
         if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()
             || requestTimeout.isNegative() || requestTimeout.isZero())
@@ -246,6 +251,22 @@ public final class OwnerAgentContext
     public boolean undercut()
     {
         return undercut;
+    }
+
+    /**
+     * Re-price every this long with {@link ClearingPricing}, between the reserve and the asking price: an
+     * idle ask meets the best bid at or above the reserve, or steps down; a fully leased one steps up;
+     * default null (off).
+     */
+    public OwnerAgentContext clearEvery(final Duration clearEvery)
+    {
+        this.clearEvery = clearEvery;
+        return this;
+    }
+
+    public Duration clearEvery()
+    {
+        return clearEvery;
     }
 
     /** While this file exists the machine is reclaimed (see {@link OwnerAgent#reclaim()}); default none. */

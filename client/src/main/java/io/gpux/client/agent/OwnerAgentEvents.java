@@ -34,6 +34,12 @@ final class OwnerAgentEvents implements ClientListener
     }
 
     /** Copies up to {@code prices.length} best ask levels; -1 without a valid book (event loop). */
+    /** The book's best bid; 0 without one or without a valid book (event loop). */
+    long bestBid()
+    {
+        return book == null || !book.isValid() || book.bidLevels() == 0 ? 0 : book.bestBid();
+    }
+
     int copyAsks(final long[] prices, final long[] gpus)
     {
         if (book == null || !book.isValid())

@@ -223,6 +223,14 @@ public final class AdminCommand extends CommandGroup
             description = "how much more than a lease's price a bid must offer to preempt it (default one tick)")
         Long minIncrement;
 
+        @Option(names = "--preempt-increment-bps", paramLabel = "N", description = "how much more than a lease's "
+            + "price, in basis points of it, a bid must also offer to preempt it, 0 to 10000 (default 0)")
+        Long preemptIncrementBps;
+
+        @Option(names = "--fragment-first", description = "among asks at one price, fill the machine with the "
+            + "fewest free GPUs first, keeping whole machines for gang bids (default: oldest ask first)")
+        boolean fragmentFirst;
+
         @Option(names = "--fee-bps", paramLabel = "N", description = "exchange fee in basis points, 0 to 500 (default 250)")
         Long feeBps;
 
@@ -252,6 +260,14 @@ public final class AdminCommand extends CommandGroup
             if (minIncrement != null)
             {
                 m.setMinIncrement(minIncrement);
+            }
+            if (preemptIncrementBps != null)
+            {
+                m.setPreemptIncrementBps(preemptIncrementBps);
+            }
+            if (fragmentFirst)
+            {
+                m.setFragmentFirst(true);
             }
             if (feeBps != null)
             {
@@ -329,7 +345,9 @@ public final class AdminCommand extends CommandGroup
                             .put("tick", Format.price(m.getTick())).put("preemption", m.getPreemption())
                             .put("grace_ms", m.getGraceMs()).put("min_increment", Format.price(m.getMinIncrement()))
                             .put("fee_bps", m.getFeeBps()).put("prepay_ms", m.getPrepayMs())
-                            .put("max_gpus_per_order", m.getMaxGpusPerOrder()).put("halted", m.getHalted()));
+                            .put("max_gpus_per_order", m.getMaxGpusPerOrder()).put("halted", m.getHalted())
+                            .put("preempt_increment_bps", m.getPreemptIncrementBps())
+                            .put("fragment_first", m.getFragmentFirst()));
                     }
                     return 0;
                 }

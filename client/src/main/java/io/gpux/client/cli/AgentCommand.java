@@ -59,6 +59,12 @@ public final class AgentCommand extends ClientCommand
         + "(never under the asks of this account's other machines), never below the reserve")
     boolean undercut;
 
+    @Option(names = "--clear-every", paramLabel = "DURATION", converter = Converters.DurationMs.class,
+        description = "every DURATION, clear idle GPUs from the book: an ask with idle GPUs meets the best bid at or "
+            + "above the reserve, or else comes down 10 %; a fully leased ask goes up 5 %, at most to --price "
+            + "(excludes --undercut)")
+    Long clearEveryMs;
+
     @Option(names = "--reclaim-file", paramLabel = "FILE",
         description = "while this file exists the machine is reclaimed: the ask is cancelled with reclaim "
             + "(renters get OWNER_RECLAIM notices, leases end after the grace period) and not posted again")
@@ -149,6 +155,10 @@ public final class AgentCommand extends ClientCommand
         {
             throw CliException.usage("--price must not be below --reserve");
         }
+        if (clearEveryMs != null && undercut)
+        {
+            throw CliException.usage("--clear-every and --undercut exclude each other");
+        }
         if (runtime != null && stateDir == null)
         {
             throw CliException.usage("--runtime needs --state-dir");
@@ -173,7 +183,8 @@ public final class AgentCommand extends ClientCommand
             .nvidiaSmi(gpuSource)
             .machineName(name).market(market).region(region).interconnect(interconnect)
             .heartbeatInterval(Duration.ofMillis(intervalMs)).requestTimeout(timeout())
-            .reservePrice(reserve).price(price).undercut(undercut).reclaimFile(reclaimFile).withdrawOnClose(withdrawOnExit);
+            .reservePrice(reserve).price(price).undercut(undercut)
+            .clearEvery(clearEveryMs == null ? null : Duration.ofMillis(clearEveryMs)).reclaimFile(reclaimFile).withdrawOnClose(withdrawOnExit);
         final CountDownLatch stopAsked = new CountDownLatch(1);
         final AtomicInteger status = new AtomicInteger();
         try (GpuxClient client = newClient(null, ctx -> { }))

@@ -22,6 +22,9 @@ public final class BidCommand extends ClientCommand
     @Option(names = "--post-only", description = "reject the bid if it would match on entry")
     boolean postOnly;
 
+    @Option(names = "--no-preempt", description = "fill from open asks and wait in the book, but never preempt a lease")
+    boolean noPreempt;
+
     @Option(names = "--order-id", paramLabel = "N", description = "the order id (default: a fresh one)")
     long orderId;
 
@@ -36,7 +39,7 @@ public final class BidCommand extends ClientCommand
             final long id = orderId != 0 ? orderId : client.nextOrderId();
             final RejectHints hints = new RejectHints(client, timeout());
             final int status = submit(client, events,
-                Envelope.newBuilder().setPlaceBid(bid.toBid(id).setMarket(market).setPostOnly(postOnly)),
+                Envelope.newBuilder().setPlaceBid(bid.toBid(id).setMarket(market).setPostOnly(postOnly).setNoPreempt(noPreempt)),
                 new Json().put("order_id", id),
                 reason -> hints.bid(reason, market, bid.gpus, bid.price, bid.maxDurationMs));
             if (status == 0 && bid.tif != TimeInForce.GTC && events.cancelledByTimeInForce(id) == bid.gpus)

@@ -230,6 +230,28 @@ class OwnerAgentTest
     }
 
     @Test
+    void clearingStepsAnIdleAskDownToTheReserveAndAFullyLeasedOneUpToItsPrice() throws Exception
+    {
+        createMarket(CreateMarket.newBuilder().setSymbol("CLEAR-TEST"));
+        final GpuxClient owner = client(account("owner-c", Role.OWNER, 0), null);
+        final GpuxClient renter = client(account("renter-c", Role.RENTER, 1_000), null);
+        final OwnerAgent agent = agent(new OwnerAgentContext().client(owner).machineName("c1").market("CLEAR-TEST")
+            .reservePrice(Prices.parse("2.0")).price(Prices.parse("3.0")).clearEvery(Duration.ofMillis(1)));
+        agent.start();
+        await("idle, it comes down to the reserve", () -> agent.askPrice() == Prices.parse("2.0"));
+        final long orderId = agent.askOrderId();
+        awaitFullCycles(agent, 2);
+        assertEquals(Prices.parse("2.0"), agent.askPrice(), "never below the reserve");
+
+        assertEquals(Reason.REASON_OK, renter.call(Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(1)
+            .setMarket("CLEAR-TEST").setGpus(2).setPrice(Prices.parse("3.5"))), TIMEOUT).getReason());
+        await("fully leased, it goes up to its price", () -> agent.askPrice() == Prices.parse("3.0"));
+        awaitFullCycles(agent, 2);
+        assertEquals(Prices.parse("3.0"), agent.askPrice(), "never above its price");
+        assertEquals(orderId, agent.askOrderId(), "re-priced by Replace: the same order id");
+    }
+
+    @Test
     void twoMachinesOfOneOwnerNeverUndercutEachOtherButBothUndercutARival() throws Exception
     {
         createMarket(CreateMarket.newBuilder().setSymbol("SIBLING-TEST"));

@@ -172,6 +172,14 @@ class GpuxCliTest
         assertEquals(1000L, market.get("grace_ms"));
         assertEquals(100L, market.get("fee_bps"));
         assertEquals("0.0001", market.get("tick"));
+        assertEquals(0L, market.get("preempt_increment_bps"));
+        assertEquals(false, market.get("fragment_first"));
+        ok(cli("admin", "market", "create", "LEVERS-TEST", "--preempt-increment-bps", "500", "--fragment-first",
+            "--key-file", adminKey));
+        final Map<String, Object> levers = ok(cli("admin", "markets", "--json", "--key-file", adminKey)).json().stream()
+            .filter(m -> "LEVERS-TEST".equals(m.get("symbol"))).findFirst().orElseThrow();
+        assertEquals(500L, levers.get("preempt_increment_bps"));
+        assertEquals(true, levers.get("fragment_first"));
         assertTrue(ok(cli("admin", "markets", "--key-file", adminKey)).out().contains("H100-SXM-80G"));
         final long machine = registerMachine(owner, "m1", "CLI-TEST", 4);
 

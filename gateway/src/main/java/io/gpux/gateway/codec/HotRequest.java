@@ -35,6 +35,7 @@ public final class HotRequest
     public int tif;
     public boolean postOnly;
     public boolean gang;
+    public boolean noPreempt;
     public boolean reclaim;
     public long minReliabilityPpm;
     public long maxDurationMs;
@@ -76,6 +77,7 @@ public final class HotRequest
         tif = 0;
         postOnly = false;
         gang = false;
+        noPreempt = false;
         reclaim = false;
         minReliabilityPpm = 0;
         maxDurationMs = 0;
@@ -171,6 +173,7 @@ public final class HotRequest
         c.tif = tif(tif);
         c.postOnly = postOnly;
         c.gang = gang;
+        c.noPreempt = noPreempt;
         c.minReliabilityPpb = minReliabilityPpm == 0 ? Command.ABSENT : minReliabilityPpm * 1000;
         c.regionId = regionId();
         c.maxDurationMs = maxDurationMs == 0 ? Command.ABSENT : maxDurationMs;
@@ -262,6 +265,7 @@ public final class HotRequest
                 tif = b.getTifValue();
                 postOnly = b.getPostOnly();
                 gang = b.getGang();
+                noPreempt = b.getNoPreempt();
                 minReliabilityPpm = b.getMinReliabilityPpm();
                 maxDurationMs = b.getMaxDurationMs();
             }
@@ -321,7 +325,7 @@ public final class HotRequest
     {
         return kind + "{request " + requestId + ", order " + orderId + ", market '" + marketString() + "', machine "
             + machineId + ", lease " + leaseId + ", gpus " + gpus + ", price " + price + ", tif " + tif + ", postOnly "
-            + postOnly + ", gang " + gang + ", reclaim " + reclaim + ", minReliabilityPpm " + minReliabilityPpm
+            + postOnly + ", gang " + gang + ", noPreempt " + noPreempt + ", reclaim " + reclaim + ", minReliabilityPpm " + minReliabilityPpm
             + ", region " + regionId() + ", maxDurationMs " + maxDurationMs + ", hasPrice " + hasPrice + ", hasGpus "
             + hasGpus + ", telemetry " + telemetry + "}";
     }

@@ -190,6 +190,7 @@ public final class RequestDecoder extends ChannelInboundHandlerAdapter
                 in.skip(length);
             }
             case 10 << 3 -> out.maxDurationMs = in.readVarint();
+            case 11 << 3 -> out.noPreempt = in.readVarint() != 0;
             default -> in.skipField(tag, 0);
         }
     }

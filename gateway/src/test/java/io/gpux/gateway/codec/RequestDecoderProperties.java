@@ -492,6 +492,7 @@ class RequestDecoderProperties
                     staged.tif = tif(b.getTifValue());
                     staged.postOnly = b.getPostOnly();
                     staged.gang = b.getGang();
+                    staged.noPreempt = b.getNoPreempt();
                     staged.minReliabilityPpb = b.getMinReliabilityPpm() == 0 ? Command.ABSENT : b.getMinReliabilityPpm() * 1000;
                     staged.regionId = Directory.nameId(b.getRegion());
                     staged.maxDurationMs = b.getMaxDurationMs() == 0 ? Command.ABSENT : b.getMaxDurationMs();

@@ -25,6 +25,8 @@ public final class Order
     public TimeInForce tif;
     public boolean postOnly;
     public boolean gang;
+    /** A bid that never preempts (it still fills from open asks and rests). */
+    public boolean noPreempt;
     public long minReliabilityPpb;
     public long regionId;
     public long maxDurationMs;

@@ -31,6 +31,8 @@ public final class Command
     public TimeInForce tif = TimeInForce.GTC;
     public boolean postOnly;
     public boolean gang;
+    /** A bid that fills from open asks and rests but never preempts. */
+    public boolean noPreempt;
     public boolean reclaim;
     /** Parts per billion (1.0 = 1_000_000_000), or ABSENT. */
     public long minReliabilityPpb = ABSENT;
@@ -43,6 +45,8 @@ public final class Command
     public int preemption = -1;
     public long graceMs = ABSENT;
     public long minIncrement = ABSENT;
+    public long preemptIncrementBps = ABSENT;
+    public boolean fragmentFirst;
     public long feeBps = ABSENT;
     public long prepayMs = ABSENT;
     public long maxGpusPerOrder = ABSENT;
@@ -84,6 +88,7 @@ public final class Command
         tif = TimeInForce.GTC;
         postOnly = false;
         gang = false;
+        noPreempt = false;
         reclaim = false;
         minReliabilityPpb = ABSENT;
         regionId = NONE;
@@ -92,6 +97,8 @@ public final class Command
         preemption = -1;
         graceMs = ABSENT;
         minIncrement = ABSENT;
+        preemptIncrementBps = ABSENT;
+        fragmentFirst = false;
         feeBps = ABSENT;
         prepayMs = ABSENT;
         maxGpusPerOrder = ABSENT;
@@ -126,6 +133,7 @@ public final class Command
         tif = o.tif;
         postOnly = o.postOnly;
         gang = o.gang;
+        noPreempt = o.noPreempt;
         reclaim = o.reclaim;
         minReliabilityPpb = o.minReliabilityPpb;
         regionId = o.regionId;
@@ -134,6 +142,8 @@ public final class Command
         preemption = o.preemption;
         graceMs = o.graceMs;
         minIncrement = o.minIncrement;
+        preemptIncrementBps = o.preemptIncrementBps;
+        fragmentFirst = o.fragmentFirst;
         feeBps = o.feeBps;
         prepayMs = o.prepayMs;
         maxGpusPerOrder = o.maxGpusPerOrder;

@@ -89,6 +89,9 @@ public final class CommandCodec
         mask |= put(31, c.revoke ? 1 : 0, 0);
         mask |= put(32, c.sessionClosed ? 1 : 0, 0);
         mask |= put(33, c.restartWindowMs, Command.ABSENT);
+        mask |= put(34, c.preemptIncrementBps, Command.ABSENT);
+        mask |= put(35, c.fragmentFirst ? 1 : 0, 0);
+        mask |= put(36, c.noPreempt ? 1 : 0, 0);
         buffer.putLong(MASK_OFFSET, mask);
         length = fields.position;
         buffer.putInt(CRC_OFFSET, fields.crc(bytes, length));
@@ -175,6 +178,9 @@ public final class CommandCodec
                     case 31 -> c.revoke = v != 0;
                     case 32 -> c.sessionClosed = v != 0;
                     case 33 -> c.restartWindowMs = v;
+                    case 34 -> c.preemptIncrementBps = v;
+                    case 35 -> c.fragmentFirst = v != 0;
+                    case 36 -> c.noPreempt = v != 0;
                     default -> throw new IllegalArgumentException("unknown field " + bit);
                 }
             }

@@ -13,6 +13,9 @@ public final class Market
     public static final long DEFAULT_GRACE_MS = 30_000;
     public static final int DEFAULT_FEE_BPS = 250;
     public static final long DEFAULT_PREPAY_MS = 3_600_000;
+    /** The largest preemption increment: a bid must then be at least twice the victim's price. */
+    public static final int MAX_PREEMPT_INCREMENT_BPS = 10_000;
+    private static final long BPS = 10_000;
 
     public final long id;
     public final String name;
@@ -20,6 +23,10 @@ public final class Market
     public boolean preemption = true;
     public long graceMs = DEFAULT_GRACE_MS;
     public long minIncrement = DEFAULT_TICK;
+    /** Basis points of a lease's price that a bid must beat it by, besides minIncrement, to preempt it (0: none). */
+    public int preemptIncrementBps;
+    /** Whether a bid takes, among equally priced asks, those of the machine with the fewest free GPUs first. */
+    public boolean fragmentFirst;
     public int feeBps = DEFAULT_FEE_BPS;
     public long prepayMs = DEFAULT_PREPAY_MS;
     public int maxGpusPerOrder = DEFAULT_MAX_GPUS_PER_ORDER;
@@ -64,6 +71,16 @@ public final class Market
     public long largestMachineGpus(final long regionId)
     {
         return regionId == 0 ? largestMachineGpus : regionLargest.get(regionId);
+    }
+
+    /**
+     * The highest lease price a bid at {@code bidPrice} may preempt: at least minIncrement below it, and the
+     * bid at least preemptIncrementBps of the lease's price above it (rulebook section 6.2).
+     */
+    public long preemptLimit(final long bidPrice)
+    {
+        final long limit = bidPrice - minIncrement;
+        return preemptIncrementBps == 0 ? limit : Math.min(limit, bidPrice * BPS / (BPS + preemptIncrementBps));
     }
 
     /** A symbol of 2 to 32 characters from A-Z 0-9 - . _ */

@@ -51,6 +51,8 @@ public final class CommandPrinter
                 }
                 num(sb, "graceMs", c.graceMs);
                 price(sb, "minIncrement", c.minIncrement);
+                num(sb, "preemptIncrementBps", c.preemptIncrementBps);
+                flag(sb, "fragmentFirst", c.fragmentFirst);
                 num(sb, "feeBps", c.feeBps);
                 num(sb, "prepayMs", c.prepayMs);
                 num(sb, "maxGpusPerOrder", c.maxGpusPerOrder);
@@ -112,6 +114,7 @@ public final class CommandPrinter
                 }
                 flag(sb, "postOnly", c.postOnly);
                 flag(sb, "gang", c.gang);
+                flag(sb, "noPreempt", c.noPreempt);
                 if (c.minReliabilityPpb != Command.ABSENT)
                 {
                     sb.append(" minReliability=");

@@ -50,7 +50,8 @@ public final class ScenarioParser
     static
     {
         keys(CommandType.MARKET, new String[]{"id"},
-            "tick", "preemption", "graceMs", "minIncrement", "feeBps", "prepayMs", "maxGpusPerOrder");
+            "tick", "preemption", "graceMs", "minIncrement", "preemptIncrementBps", "fragmentFirst", "feeBps", "prepayMs",
+            "maxGpusPerOrder");
         keys(CommandType.CONFIG, new String[]{}, "heartbeatIntervalMs", "heartbeatTimeoutMs", "restartWindowMs");
         keys(CommandType.ACCOUNT, new String[]{"id", "roles"});
         keys(CommandType.DEPOSIT, new String[]{"account", "amount"});
@@ -58,7 +59,7 @@ public final class ScenarioParser
         keys(CommandType.HEARTBEAT, new String[]{"machine"});
         keys(CommandType.ASK, new String[]{"id", "account", "machine", "gpus", "price"}, "tif", "postOnly");
         keys(CommandType.BID, new String[]{"id", "account", "market", "gpus", "price"},
-            "tif", "postOnly", "gang", "minReliability", "region", "maxDurationMs");
+            "tif", "postOnly", "gang", "noPreempt", "minReliability", "region", "maxDurationMs");
         keys(CommandType.CANCEL, new String[]{"id", "account"}, "reclaim");
         keys(CommandType.REPLACE, new String[]{"id", "account"}, "price", "gpus");
         keys(CommandType.MASS_CANCEL, new String[]{"account"}, "market");
@@ -235,6 +236,7 @@ public final class ScenarioParser
             };
             case "postOnly" -> cmd.postOnly = bool(key, v);
             case "gang" -> cmd.gang = bool(key, v);
+            case "noPreempt" -> cmd.noPreempt = bool(key, v);
             case "reclaim" -> cmd.reclaim = bool(key, v);
             case "roles" -> cmd.roles = roles(v);
             case "region" -> cmd.regionId = symbols.regions.id(v);
@@ -242,6 +244,8 @@ public final class ScenarioParser
             case "graceMs" -> cmd.graceMs = integer(key, v);
             case "prepayMs" -> cmd.prepayMs = integer(key, v);
             case "feeBps" -> cmd.feeBps = integer(key, v);
+            case "preemptIncrementBps" -> cmd.preemptIncrementBps = integer(key, v);
+            case "fragmentFirst" -> cmd.fragmentFirst = bool(key, v);
             case "maxGpusPerOrder" -> cmd.maxGpusPerOrder = integer(key, v);
             case "maxDurationMs" -> cmd.maxDurationMs = integer(key, v);
             case "heartbeatIntervalMs" -> cmd.heartbeatIntervalMs = integer(key, v);

@@ -2,6 +2,8 @@ package io.gpux.sim.agent;
 
 import io.gpux.client.ClientListener;
 import io.gpux.proto.v1.AccountEvent;
+import io.gpux.proto.v1.BookSnapshot;
+import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Fill;
 import io.gpux.proto.v1.LeaseEnded;
 import io.gpux.proto.v1.LeaseStarted;
@@ -59,6 +61,32 @@ public abstract class Agent implements ClientListener
     {
         this.access = marketAccess;
         marketAccess.addListener(this);
+    }
+
+    /** The books it keeps from market data, or null (then it ignores market data). */
+    protected MarketBooks books()
+    {
+        return null;
+    }
+
+    @Override
+    public void onBookSnapshot(final BookSnapshot snapshot)
+    {
+        final MarketBooks books = books();
+        if (books != null)
+        {
+            books.onSnapshot(snapshot);
+        }
+    }
+
+    @Override
+    public void onBookUpdate(final BookUpdate update)
+    {
+        final MarketBooks books = books();
+        if (books != null)
+        {
+            books.onUpdate(update, access);
+        }
     }
 
     public MarketAccess access()

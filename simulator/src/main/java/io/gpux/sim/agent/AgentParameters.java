@@ -14,10 +14,11 @@ import java.util.Map;
  * @param reclaimsPerDay    reclaims per owner machine per day of market time.
  * @param largestMachine    per market, the most GPUs a machine of the fleet has (gang bids fit in it).
  * @param checkpointEveryMs renters' jobs checkpoint this often (and on every preemption notice).
+ * @param levers            the agents' levers of the run.
  */
 public record AgentParameters(
     MarketRules rules, long openMs, double failureAccel, double reclaimsPerDay, Map<String, Integer> largestMachine,
-    long checkpointEveryMs)
+    long checkpointEveryMs, Levers levers)
 {
     public static final long HOUR = 3_600_000L;
     public static final long MINUTE = 60_000L;

@@ -110,8 +110,9 @@ final class Job
     {
         final BidListener listener = new BidListener();
         request = new SpotRequest(renter.access(), record.market, record.gpus, bidTicks, constraints, listener)
-            .retryDelayMs(AgentParameters.MINUTE);
+            .retryDelayMs(AgentParameters.MINUTE).calmAfterNoticeMs(renter.params.levers().calmAfterNoticeMs());
         listener.request = request;
+        renter.track(request);
         record.lastBidTicks = bidTicks;
         renter.access().addListener(request);
         request.start();

@@ -1,36 +1,29 @@
 package io.gpux.sim.agent;
 
 import io.gpux.client.BookView;
-import io.gpux.proto.v1.BookSnapshot;
-import io.gpux.proto.v1.BookUpdate;
 import io.gpux.sim.report.DepthSample;
 import io.gpux.sim.report.LiveCounters;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /** Watches every market's book (no trading) and samples its depth every {@link #SAMPLE_MS} of market time. */
 public final class Observer extends Agent
 {
     public static final long SAMPLE_MS = 15 * AgentParameters.MINUTE;
 
-    private final Map<String, BookView> books = new LinkedHashMap<>();
+    private final MarketBooks books = new MarketBooks();
 
     public Observer(final String name, final long seed, final AgentParameters params, final LiveCounters live)
     {
         super(name, "observer", seed, params, live);
         for (final GpuClass c : Catalogue.CLASSES)
         {
-            books.put(c.symbol(), new BookView(c.symbol()));
+            books.add(c.symbol());
         }
     }
 
     @Override
     protected void onStart()
     {
-        for (final String market : books.keySet())
-        {
-            access.subscribe(market);
-        }
+        books.subscribe(access);
         access.schedule(SAMPLE_MS, this::sample);
     }
 
@@ -40,23 +33,9 @@ public final class Observer extends Agent
     }
 
     @Override
-    public void onBookSnapshot(final BookSnapshot snapshot)
+    protected MarketBooks books()
     {
-        final BookView book = books.get(snapshot.getMarket());
-        if (book != null)
-        {
-            book.onSnapshot(snapshot);
-        }
-    }
-
-    @Override
-    public void onBookUpdate(final BookUpdate update)
-    {
-        final BookView book = books.get(update.getMarket());
-        if (book != null && book.onUpdate(update) == BookView.Result.GAP)
-        {
-            access.subscribe(update.getMarket());
-        }
+        return books;
     }
 
     private void sample()
@@ -66,7 +45,7 @@ public final class Observer extends Agent
             return;
         }
         final long now = access.now();
-        for (final BookView book : books.values())
+        for (final BookView book : books.all())
         {
             if (!book.isValid())
             {

@@ -1,5 +1,6 @@
 package io.gpux.sim.agent;
 
+import io.gpux.client.agent.ClearingPricing;
 import io.gpux.sim.report.LiveCounters;
 
 /**
@@ -8,10 +9,16 @@ import io.gpux.sim.report.LiveCounters;
  * few hours: down when its machines sat idle, up when they were always leased. From time to time it
  * reclaims a machine for its own use (cancel with reclaim: the renters get a notice), then lists it
  * again a few hours later.
+ *
+ * <p>With the clearing-owners lever ({@link Levers#clearingOwners}) it watches its markets' books and
+ * prices every {@link Levers#CLEARING_EVERY_MS} with {@link ClearingPricing}, from its cost up to three
+ * times it, as {@code gpux agent --clear-every} does, instead of the markup review.
  */
 public final class Owner extends Seller
 {
     private long lastReviewMs;
+    /** Per market of its machines, the book (clearing owners only). */
+    private final MarketBooks books = new MarketBooks();
 
     public Owner(final String name, final long seed, final AgentParameters params, final LiveCounters live)
     {
@@ -51,7 +58,42 @@ public final class Owner extends Seller
     {
         super.onStart();
         lastReviewMs = access.now();
+        if (params.levers().clearingOwners())
+        {
+            for (final FleetMachine m : fleet)
+            {
+                books.add(m.record.market);
+            }
+            books.subscribe(access);
+            access.schedule(Levers.CLEARING_EVERY_MS, this::clear);
+            return;
+        }
         scheduleReview();
+    }
+
+    @Override
+    protected MarketBooks books()
+    {
+        return books;
+    }
+
+    /** Clearing: each open ask meets the best bid or steps down while it has idle GPUs, steps up when it has none. */
+    private void clear()
+    {
+        if (stopped)
+        {
+            return;
+        }
+        for (final FleetMachine m : fleet)
+        {
+            if (!m.askOpen || m.failed)
+            {
+                continue;
+            }
+            final ClearingPricing pricing = new ClearingPricing(m.costTicks, 3 * m.costTicks);
+            reprice(m, pricing.next(m.askPrice, m.freeGpus(), books.bestBid(m.record.market), 1));
+        }
+        access.schedule(Levers.CLEARING_EVERY_MS, this::clear);
     }
 
     @Override

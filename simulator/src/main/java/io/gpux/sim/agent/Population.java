@@ -53,6 +53,14 @@ public final class Population
     public static Population build(final long seed, final int agents, final MarketRules rules, final long openMs,
         final double marketHours, final double failureAccel, final double reclaimsPerDay, final double load)
     {
+        return build(seed, agents, rules, openMs, marketHours, failureAccel, reclaimsPerDay, load, Levers.NONE);
+    }
+
+    /** As {@link #build(long, int, MarketRules, long, double, double, double, double)}, with the agents' levers. */
+    public static Population build(final long seed, final int agents, final MarketRules rules, final long openMs,
+        final double marketHours, final double failureAccel, final double reclaimsPerDay, final double load,
+        final Levers levers)
+    {
         if (agents < 3)
         {
             throw new IllegalArgumentException("need at least 3 agents");
@@ -60,7 +68,7 @@ public final class Population
         final SplittableRandom root = new SplittableRandom(seed);
         final Map<String, Integer> largest = new LinkedHashMap<>();
         final AgentParameters params = new AgentParameters(rules, openMs, failureAccel, reclaimsPerDay,
-            Collections.unmodifiableMap(largest), AgentParameters.HOUR);
+            Collections.unmodifiableMap(largest), AgentParameters.HOUR, levers);
         final LiveCounters live = new LiveCounters();
         final Population p = new Population(params, largest, live, new Observer("observer", root.nextLong(), params, live));
         final int makers = Math.max(1, (int)Math.round(agents * 0.05));

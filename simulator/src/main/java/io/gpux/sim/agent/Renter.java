@@ -15,6 +15,11 @@ import java.util.List;
  * multi-GPU ones mostly as gang bids: one machine), runs for minutes to days, and is worth a private
  * value per GPU-hour, above the typical market price with a wide spread. The renter bids below that
  * value and raises its bid when it waits (see {@link Job}); its deposit is its budget.
+ *
+ * <p>With the night-batch lever ({@link Levers#nightBatch}), cheap batch jobs also arrive, at a rate
+ * {@code nightBatch * max(0, -cos(2 pi (h - PEAK_HOUR) / 24))} times the mean (none in the afternoon, most
+ * at 3 a.m.): 1 to 8 GPUs without gang, a few hours of work, valued around the owners' costs, so they
+ * take the capacity the daytime jobs leave and give it back when outbid.
  */
 public final class Renter extends Agent
 {
@@ -25,6 +30,9 @@ public final class Renter extends Agent
     private static final double PEAK_HOUR = 15;
     static final long MEDIAN_WORK_MS = 2 * AgentParameters.HOUR;
     static final double WORK_SIGMA = 1.1;
+    private static final int[] BATCH_SIZES = {1, 2, 4, 8};
+    private static final double[] BATCH_SIZE_WEIGHTS = {0.25, 0.25, 0.25, 0.25};
+    static final long MEDIAN_BATCH_WORK_MS = 3 * AgentParameters.HOUR;
 
     private final GpuClass primary;
     private final double jobsPerHour;
@@ -33,6 +41,8 @@ public final class Renter extends Agent
     private final long jobIdBase;
     private final List<Job> jobs = new ArrayList<>();
     private final List<SpotRequest> retired = new ArrayList<>();
+    /** Every request its jobs made, for the preemption counts. */
+    private final List<SpotRequest> requests = new ArrayList<>();
     private int jobCount;
 
     /**
@@ -82,7 +92,44 @@ public final class Renter extends Agent
             access.schedule((long)(rng.nextDouble() * 20 * AgentParameters.MINUTE), this::arrive);
         }
         scheduleArrival();
+        scheduleBatchArrival();
         access.schedule(AgentParameters.HOUR, this::sweep);
+    }
+
+    private void scheduleBatchArrival()
+    {
+        final double peak = jobsPerHour * params.levers().nightBatch();
+        if (peak <= 0)
+        {
+            return;
+        }
+        access.schedule((long)Draw.exponential(rng, AgentParameters.HOUR / peak), this::candidateBatchArrival);
+    }
+
+    private void candidateBatchArrival()
+    {
+        if (stopped)
+        {
+            return;
+        }
+        final double night = -Math.cos(2 * Math.PI * (hourOfDay(access.now()) - PEAK_HOUR) / 24);
+        if (rng.nextDouble() < night)
+        {
+            arriveBatch();
+        }
+        scheduleBatchArrival();
+    }
+
+    /** A cheap batch job: any machine, no gang, valued around the owners' costs. */
+    private void arriveBatch()
+    {
+        final GpuClass c = primary;
+        final int gpus = Catalogue.pick(BATCH_SIZES, BATCH_SIZE_WEIGHTS, rng);
+        final double value = Owner.round4(c.peerPrice() * Draw.clamp(Draw.logNormal(rng, 1.0, 0.2), 0.7, 1.4));
+        final long work = (long)Draw.clamp(Draw.logNormal(rng, MEDIAN_BATCH_WORK_MS, 0.6), 30 * AgentParameters.MINUTE,
+            12 * AgentParameters.HOUR);
+        final long bid = Draw.ticks(value * Draw.uniform(rng, 0.8, 0.95));
+        startJob(c, gpus, false, value, work, "", 0, bid);
     }
 
     private int poisson(final double mean)
@@ -152,6 +199,12 @@ public final class Renter extends Agent
         {
             gpus = 16;
         }
+        startJob(c, gpus, gang, value, work, region, minReliabilityPpm, bid);
+    }
+
+    private void startJob(final GpuClass c, final int gpus, final boolean gang, final double value, final long work,
+        final String region, final long minReliabilityPpm, final long bid)
+    {
         final JobRecord record = new JobRecord(jobIdBase + (++jobCount), name, c.symbol(), gpus, gang, value, access.now(), work);
         records.jobs.add(record);
         final Job job = new Job(this, record, new SpotRequest.Constraints(gang, region, minReliabilityPpm, 0), bid);
@@ -175,6 +228,33 @@ public final class Renter extends Agent
     }
 
     /** A job is done with a request: cancel its bids, release its leases; stop listening once it is idle. */
+    void track(final SpotRequest request)
+    {
+        requests.add(request);
+    }
+
+    /** Fills of its jobs' bids that preempted a lease. */
+    public long preemptingFills()
+    {
+        long n = 0;
+        for (final SpotRequest r : requests)
+        {
+            n += r.preemptingFills();
+        }
+        return n;
+    }
+
+    /** Of those, the fills of bids placed on one of its own leases' preemption notices (cascades). */
+    public long cascadingFills()
+    {
+        long n = 0;
+        for (final SpotRequest r : requests)
+        {
+            n += r.cascadingFills();
+        }
+        return n;
+    }
+
     void retire(final SpotRequest request)
     {
         request.close(true);

@@ -22,13 +22,23 @@ import java.util.List;
  * @param heartbeatTimeoutMs  silence after which the exchange takes a machine offline.
  * @param restartWindowMs     after an exchange restart, how long a machine online at the crash has, at least,
  *                            to heartbeat again.
+ * @param preemptIncrementBps every market's preemption increment, in basis points of a lease's price.
+ * @param fragmentFirst       whether every market fills the machine with the fewest free GPUs first.
  */
 public record MarketRules(long graceMs, long prepayMs, int feeBps, long heartbeatIntervalMs, long heartbeatTimeoutMs,
-    long restartWindowMs)
+    long restartWindowMs, int preemptIncrementBps, boolean fragmentFirst)
 {
     /** The exchange's largest restart window (docs/market-rules.md section 2). */
     public static final long MAX_RESTART_WINDOW_MS = 30L * 86_400_000L;
-    public static final MarketRules DEFAULT = new MarketRules(300_000, 3_600_000, 250, 900_000, 7_200_000, 86_400_000);
+    public static final MarketRules DEFAULT = new MarketRules(300_000, 3_600_000, 250, 900_000, 7_200_000, 86_400_000, 0,
+        false);
+
+    /** These rules with the markets' levers. */
+    public MarketRules withLevers(final int increment, final boolean fragments)
+    {
+        return new MarketRules(graceMs, prepayMs, feeBps, heartbeatIntervalMs, heartbeatTimeoutMs, restartWindowMs, increment,
+            fragments);
+    }
 
     /**
      * These rules with a restart window of {@code wallMs} of wall time on a clock running {@code scale} times
@@ -37,7 +47,8 @@ public record MarketRules(long graceMs, long prepayMs, int feeBps, long heartbea
     public MarketRules restartWindowInWallTime(final long wallMs, final long scale)
     {
         final long window = scale > MAX_RESTART_WINDOW_MS / wallMs ? MAX_RESTART_WINDOW_MS : wallMs * scale;
-        return new MarketRules(graceMs, prepayMs, feeBps, heartbeatIntervalMs, heartbeatTimeoutMs, window);
+        return new MarketRules(graceMs, prepayMs, feeBps, heartbeatIntervalMs, heartbeatTimeoutMs, window,
+            preemptIncrementBps, fragmentFirst);
     }
 
     /** The markets and settings as scenario lines (the server's {@code --config} file). */
@@ -48,7 +59,9 @@ public record MarketRules(long graceMs, long prepayMs, int feeBps, long heartbea
         for (final GpuClass c : Catalogue.CLASSES)
         {
             lines.add("0 MARKET id=" + c.symbol() + " graceMs=" + graceMs + " prepayMs=" + prepayMs + " feeBps=" + feeBps
-                + " minIncrement=" + io.gpux.client.Prices.format(c.minIncrement()));
+                + " minIncrement=" + io.gpux.client.Prices.format(c.minIncrement())
+                + (preemptIncrementBps == 0 ? "" : " preemptIncrementBps=" + preemptIncrementBps)
+                + (fragmentFirst ? " fragmentFirst=true" : ""));
         }
         lines.add("0 CONFIG heartbeatIntervalMs=" + heartbeatIntervalMs + " heartbeatTimeoutMs=" + heartbeatTimeoutMs
             + " restartWindowMs=" + restartWindowMs);

@@ -89,6 +89,8 @@ public final class SimulatedExchange
             c.prepayMs = rules.prepayMs();
             c.feeBps = rules.feeBps();
             c.minIncrement = io.gpux.sim.agent.Catalogue.bySymbol(symbol).minIncrement();
+            c.preemptIncrementBps = rules.preemptIncrementBps();
+            c.fragmentFirst = rules.fragmentFirst();
             adminCommand(c);
         }
         final Command config = new Command().reset(CommandType.CONFIG, now);
@@ -530,6 +532,7 @@ public final class SimulatedExchange
             c.price = b.getPrice();
             c.tif = tif(b.getTifValue());
             c.postOnly = b.getPostOnly();
+            c.noPreempt = b.getNoPreempt();
             c.gang = b.getGang();
             c.minReliabilityPpb = b.getMinReliabilityPpm() == 0 ? Command.ABSENT : b.getMinReliabilityPpm() * 1000;
             c.regionId = Directory.nameId(b.getRegion());

@@ -1,0 +1,29 @@
+package io.gpux.sim.agent;
+
+/**
+ * The agents' side of the levers a run can switch ({@code ./gpux sim --calm-after-notice --clearing-owners
+ * --night-batch}); the markets' side is in {@link io.gpux.sim.market.MarketRules}.
+ *
+ * @param calmAfterNoticeMs after a preemption notice, how long a renter's {@link io.gpux.client.SpotRequest}
+ *                          bids without preempting (0: it preempts at once, as any bid).
+ * @param clearingOwners    whether owners price with {@link io.gpux.client.agent.ClearingPricing} every
+ *                          {@link #CLEARING_EVERY_MS}, reading their market's book, instead of reviewing their
+ *                          markup every few hours.
+ * @param nightBatch        cheap batch jobs at night: their mean arrival rate as a share of a renter's daytime
+ *                          jobs (0: none).
+ */
+public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch)
+{
+    /** How often clearing owners re-price. */
+    public static final long CLEARING_EVERY_MS = 30 * AgentParameters.MINUTE;
+    /** None of the levers: renters re-bid and may preempt at once, owners review their markup, no night batch. */
+    public static final Levers NONE = new Levers(0, false, 0);
+
+    public Levers
+    {
+        if (calmAfterNoticeMs < 0 || nightBatch < 0)
+        {
+            throw new IllegalArgumentException("the calm period and the night batch share must not be negative");
+        }
+    }
+}

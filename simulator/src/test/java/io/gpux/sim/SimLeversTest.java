@@ -1,0 +1,51 @@
+package io.gpux.sim;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpux.sim.agent.AgentParameters;
+import io.gpux.sim.agent.Levers;
+import io.gpux.sim.market.MarketRules;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./gpux sim} with every lever on: the invariants hold, the run says which levers it used, and
+ * renters whose bids after a notice may not preempt pass no preemption on (no cascade), where the
+ * same market without the levers has cascades.
+ */
+class SimLeversTest
+{
+    private static final Pattern FILLS = Pattern.compile("([0-9,]+) preempting fills by renters, ([0-9,]+) of them cascades");
+
+    private static long[] preemptions(final RunOutcome outcome)
+    {
+        assertTrue(outcome.ok(), "checks hold: " + outcome.checks());
+        final Matcher m = FILLS.matcher(outcome.summary());
+        assertTrue(m.find(), "the summary counts preempting fills: " + outcome.summary());
+        return new long[] {Long.parseLong(m.group(1).replace(",", "")), Long.parseLong(m.group(2).replace(",", ""))};
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void everyLeverOnHoldsTheChecksAndStopsCascades(@TempDir final Path dir) throws Exception
+    {
+        final RunOutcome without = SimRun.run(new SimRun.Options(5, 120, 1.0, DemoRun.DEFAULT_FAILURE_ACCEL,
+            DemoRun.DEFAULT_RECLAIMS_PER_DAY, DemoRun.DEFAULT_LOAD, dir.resolve("without")), null);
+        final long[] before = preemptions(without);
+        assertTrue(before[1] > 0, "cascades without the levers: " + before[1]);
+
+        final RunOutcome with = SimRun.run(new SimRun.Options(5, 120, 1.0, DemoRun.DEFAULT_FAILURE_ACCEL,
+            DemoRun.DEFAULT_RECLAIMS_PER_DAY, DemoRun.DEFAULT_LOAD, dir.resolve("with"),
+            MarketRules.DEFAULT.withLevers(1000, true), new Levers(30 * AgentParameters.MINUTE, true, 0.5)), null);
+        assertTrue(with.summary().contains("preemptIncrementBps 1000, fragmentFirst on, calm after notice 30 min, "
+            + "clearing owners on, night batch 0.50"), with.summary());
+        final long[] after = preemptions(with);
+        assertTrue(after[0] > 0, "renters still preempt after the calm period");
+        assertTrue(after[1] == 0, "no bid placed on a notice preempts: " + after[1]);
+    }
+}
