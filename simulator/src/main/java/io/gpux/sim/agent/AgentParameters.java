@@ -14,10 +14,11 @@ import java.util.Map;
  * @param reclaimsPerDay    reclaims per owner machine per day of market time.
  * @param largestMachine    per market, the most GPUs a machine of the fleet has (gang bids fit in it).
  * @param checkpointEveryMs renters' jobs checkpoint this often (and on every preemption notice).
+ * @param fleet             which machines are broken (a job does no work on them).
  */
 public record AgentParameters(
     MarketRules rules, long openMs, double failureAccel, double reclaimsPerDay, Map<String, Integer> largestMachine,
-    long checkpointEveryMs)
+    long checkpointEveryMs, Fleet fleet)
 {
     public static final long HOUR = 3_600_000L;
     public static final long MINUTE = 60_000L;

@@ -26,8 +26,12 @@ public final class LeaseRecord
     /** Renter side: the job (0: none) and its value per GPU-hour. */
     public long jobId;
     public double value;
-    /** Renter side: GPU-milliseconds of work lost when the lease ended without notice. */
+    /** Renter side: GPU-milliseconds of work lost since the last checkpoint when the lease stopped working. */
     public long lostGpuMs;
+    /** Renter side: GPU-milliseconds on a machine that had broken, before the exchange ended the lease. */
+    public long deadGpuMs;
+    /** Renter side: GPU-milliseconds of work the lease did that was kept (not lost, not beyond the job's need). */
+    public long usefulGpuMs;
     /** Renter side: GPU-milliseconds of work saved by checkpointing on the notice. */
     public long savedGpuMs;
 
