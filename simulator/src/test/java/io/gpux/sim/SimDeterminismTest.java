@@ -44,6 +44,6 @@ class SimDeterminismTest
         final double utilization = (Double)overall.get("utilization");
         final double efficiency = (Double)overall.get("efficiency");
         assertTrue(utilization > 0.5 && utilization <= 1.0, "utilization " + utilization);
-        assertTrue(efficiency > 0.8 && efficiency <= 1.0, "efficiency " + efficiency);
+        assertTrue(efficiency > 0.4 && efficiency <= 1.0, "efficiency (against an upper bound) " + efficiency);
     }
 }

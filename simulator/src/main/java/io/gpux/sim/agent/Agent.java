@@ -59,6 +59,14 @@ public abstract class Agent implements ClientListener
     {
         this.access = marketAccess;
         marketAccess.addListener(this);
+        marketAccess.onRelease(leaseId ->
+        {
+            final LeaseRecord lease = records.renterLeases.get(leaseId);
+            if (lease != null && lease.releaseMs < 0)
+            {
+                lease.releaseMs = marketAccess.now();
+            }
+        });
     }
 
     public MarketAccess access()

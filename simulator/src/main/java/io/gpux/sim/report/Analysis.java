@@ -30,7 +30,8 @@ import java.util.Map;
  *
  * <h2>Notices</h2>
  * The strict check: every started lease that ended other than by its renter (a release) or its expiry,
- * on a machine that had not broken, was noticed at least the market's full grace period before its end.
+ * on a machine that had not broken, was noticed at least the market's full grace period before its end
+ * (or, noticed, ended early because its renter released it during the grace: a hand-over).
  * A machine taken offline while it worked (its heartbeats late) fails the check.
  */
 public final class Analysis
@@ -444,7 +445,9 @@ public final class Analysis
             if (l.noticeMs >= 0)
             {
                 interruptedWithNotice++;
-                if (!broken && l.endMs - l.noticeMs < graceMs)
+                // a renter that releases during the grace hands over at once: its own early end
+                final boolean handedOver = l.releaseMs >= 0 && l.releaseMs <= l.endMs;
+                if (!broken && !handedOver && l.endMs - l.noticeMs < graceMs)
                 {
                     noticeShort++;
                     noticeCheckFailures++;
@@ -499,7 +502,7 @@ public final class Analysis
         final Map<String, SurplusBound> bounds = new LinkedHashMap<>();
         for (final String market : markets.keySet())
         {
-            bounds.put(market, new SurplusBound(openMs, closeMs));
+            bounds.put(market, SurplusBound.forWindow(openMs, closeMs));
         }
         for (final JobRecord j : jobList)
         {

@@ -23,7 +23,7 @@ public final class Export
     public static final String[] JOB_HEADER = {"jobId", "renter", "market", "gpus", "gang", "value", "arrivalMs", "workMs",
         "firstLeaseMs", "endMs", "outcome", "doneGpuMs", "lostGpuMs", "deadGpuMs", "savedGpuMs"};
     public static final String[] LEASE_HEADER = {"leaseId", "side", "market", "machineId", "gpus", "priceTicks", "startMs",
-        "endMs", "noticeMs", "noticeReason", "endReason", "jobId", "value", "usefulGpuMs", "lostGpuMs", "deadGpuMs",
+        "endMs", "noticeMs", "releaseMs", "noticeReason", "endReason", "jobId", "value", "usefulGpuMs", "lostGpuMs", "deadGpuMs",
         "savedGpuMs"};
     public static final String[] MACHINE_HEADER = {"machineId", "name", "owner", "market", "gpus", "region", "cost", "online",
         "listed", "broken", "reclaimed"};
@@ -72,7 +72,7 @@ public final class Export
     private static void lease(final CSVPrinter p, final LeaseRecord l) throws IOException
     {
         p.printRecord(l.leaseId, l.renterSide ? "renter" : "owner", l.market, l.machineId, l.gpus, l.price, l.startMs, l.endMs,
-            l.noticeMs, l.noticeReason == null ? "" : l.noticeReason, l.endReason == null ? "" : l.endReason, l.jobId,
+            l.noticeMs, l.releaseMs, l.noticeReason == null ? "" : l.noticeReason, l.endReason == null ? "" : l.endReason, l.jobId,
             num(l.value), l.usefulGpuMs, l.lostGpuMs, l.deadGpuMs, l.savedGpuMs);
     }
 

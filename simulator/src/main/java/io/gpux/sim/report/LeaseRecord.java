@@ -17,6 +17,8 @@ public final class LeaseRecord
     public long startMs = -1;
     public long endMs = -1;
     public long noticeMs = -1;
+    /** Renter side: when the renter first asked to release the lease (-1: never). */
+    public long releaseMs = -1;
     /** The notice's reason (OUTBID, NOTICE_OWNER_RECLAIM, NOTICE_INSUFFICIENT_FUNDS), or null. */
     public String noticeReason;
     /** The end's reason (RELEASED, EXPIRED, PREEMPTED, OWNER_RECLAIMED, MACHINE_OFFLINE, END_INSUFFICIENT_FUNDS), or null. */

@@ -65,10 +65,12 @@ class AnalysisTest
         assertEquals(6.0, a.all.workValue, 1e-9);
         assertEquals(2.0, a.all.leasedCost, 1e-9);
         assertEquals(4.0, a.all.realizedSurplus(), 1e-9);
-        // bound: the 3.00 job on one 1.00 GPU for 4 h = 8 (values and costs in tiers of 1 %)
-        assertEquals(8.0, a.all.surplusBound, 8 * 0.03);
-        assertTrue(a.all.surplusBound >= 8.0 - 1e-6, "an upper bound");
-        assertEquals(0.5, a.all.efficiency(), 0.02);
+        // bound: the 3.00 job on one 1.00 GPU for 4 h = 8; values rounded up and costs down in tiers of 5 %:
+        // at most 4 x (3 x 1.05 - 1 / 1.05)
+        final double most = 4 * (3 * SurplusBound.TIER - 1 / SurplusBound.TIER);
+        assertTrue(a.all.surplusBound >= 8.0 - 1e-6 && a.all.surplusBound <= most + 1e-6, "bound " + a.all.surplusBound);
+        assertEquals(4.0 / a.all.surplusBound, a.all.efficiency(), 1e-9);
+        assertTrue(a.all.efficiency() <= 0.5 + 1e-9, "at most the exact 4 / 8");
         // 1.20 per GPU-hour over 2 GPU-hours
         assertEquals(1.2, a.markets.get("A100-80G").vwap, 1e-9);
         assertEquals(0, a.noticeCheckFailures);

@@ -103,7 +103,7 @@ class ExportRecomputeTest
             for (final long[] i : on)
             {
                 offered += gpus * overlap(listed, Math.max(i[0], open), Math.min(i[1], close)) / HOUR;
-                bounds.computeIfAbsent(m.get("market"), k -> new SurplusBound(open, close))
+                bounds.computeIfAbsent(m.get("market"), k -> SurplusBound.forWindow(open, close))
                     .online(i[0], Math.min(i[1], close), gpus, Double.parseDouble(m.get("cost")));
             }
         }
@@ -113,7 +113,7 @@ class ExportRecomputeTest
             final double value = Double.parseDouble(j.get("value"));
             final int gpus = Integer.parseInt(j.get("gpus"));
             workValue += value * Long.parseLong(j.get("doneGpuMs")) / HOUR;
-            final SurplusBound b = bounds.computeIfAbsent(j.get("market"), k -> new SurplusBound(open, close));
+            final SurplusBound b = bounds.computeIfAbsent(j.get("market"), k -> SurplusBound.forWindow(open, close));
             if ("BATCH".equals(j.get("outcome")))
             {
                 b.job(open, gpus * (close - open) / HOUR, gpus, value);
@@ -167,7 +167,9 @@ class ExportRecomputeTest
             }
             final boolean broken = m != null && overlap(intervals(m.get("broken"), close), start, endMs + 1) > 0;
             final long notice = Long.parseLong(l.get("noticeMs"));
-            if (!broken && (notice < 0 || endMs - notice < grace))
+            final long release = Long.parseLong(l.get("releaseMs"));
+            final boolean handedOver = release >= 0 && release <= endMs;
+            if (!broken && (notice < 0 || (!handedOver && endMs - notice < grace)))
             {
                 noticeFailures++;
             }
