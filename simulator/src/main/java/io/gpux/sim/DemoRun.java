@@ -366,8 +366,8 @@ public final class DemoRun
                     + "no negative balance: %s", Boolean.TRUE.equals(checks.get("moneyConserved")) ? "conserved" : "NOT CONSERVED",
                 io.gpux.client.Money.format((Long)checks.get("depositsMicros")), io.gpux.client.Money.format((Long)checks.get("balancesMicros")),
                 io.gpux.client.Money.format((Long)checks.get("feesMicros")), SimRun.yesNo(checks.get("noNegativeBalance")))));
-            extra.add(Report.line("checks", ok ? "all hold (GPUs never oversubscribed, every interruption noticed except machine "
-                + "offline, events gap-free, money conserved)" : "FAILED: " + failed(checks)));
+            extra.add(Report.line("checks", ok ? "all hold (GPUs never oversubscribed, a full-grace notice before every "
+                + "interruption of a working machine, events gap-free, money conserved)" : "FAILED: " + failed(checks)));
             extra.add(Report.line("report", html.toAbsolutePath().toString()));
             outcome = new RunOutcome(report, html, checks, ok, report.summary(extra));
         }
