@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 /** {@code ./gpux demo}: the market simulator against a real exchange, through the real gateway. */
 @Command(name = "gpux demo", mixinStandardHelpOptions = true,
     description = {"Starts an exchange (a child JVM: temporary data directory, loopback, ephemeral port, its clock running "
-        + "1440 times fast: a market day in a minute), runs a market of a few hundred owners, renters and market-makers on it "
+        + "240 times fast: a market hour in 15 s), runs a market of a few hundred owners, renters and market-makers on it "
         + "through the client library, then prints a summary and writes a report (HTML with charts, JSON)."})
 public final class DemoMain implements Callable<Integer>
 {
@@ -29,7 +29,7 @@ public final class DemoMain implements Callable<Integer>
     @Option(names = "--kill-exchange", description = "SIGKILL the exchange halfway, restart it on the same journals; the market carries on")
     boolean killExchange;
 
-    @Option(names = "--clock-scale", description = "market time per wall time (default ${DEFAULT-VALUE}: a day in a minute)")
+    @Option(names = "--clock-scale", description = "market time per wall time (default ${DEFAULT-VALUE}: an hour in 15 s)")
     long scale = DemoRun.DEFAULT_SCALE;
 
     @Option(names = "--load", description = "demand as a multiple of the fleet's GPUs (default ${DEFAULT-VALUE})")

@@ -72,7 +72,7 @@ public final class SimMain implements Callable<Integer>
             throw new CommandLine.ParameterException(new CommandLine(this), "--preempt-increment-bps must be 0 to 10000, "
                 + "--calm-after-notice and --night-batch not negative");
         }
-        final MarketRules markets = MarketRules.DEFAULT.withLevers(preemptIncrementBps, fragmentFirst);
+        final MarketRules markets = MarketRules.SIM.withLevers(preemptIncrementBps, fragmentFirst);
         final Levers levers = new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch);
         final Path dir = out != null ? out : Path.of("target", "sim-" + seed + "-" + DemoRun.timestamp());
         System.err.printf("gpux sim: %d agents, %.1f market days, seed %d%n", agents, days, seed);

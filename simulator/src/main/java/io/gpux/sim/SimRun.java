@@ -51,7 +51,7 @@ public final class SimRun
         public Options(final long seed, final int agents, final double days, final double failureAccel,
             final double reclaimsPerDay, final double load, final Path out)
         {
-            this(seed, agents, days, failureAccel, reclaimsPerDay, load, out, MarketRules.DEFAULT, Levers.NONE);
+            this(seed, agents, days, failureAccel, reclaimsPerDay, load, out, MarketRules.SIM, Levers.NONE);
         }
     }
 
@@ -117,7 +117,7 @@ public final class SimRun
         {
             records.add(agent.records());
         }
-        final Analysis analysis = new Analysis(records, open, close);
+        final Analysis analysis = new Analysis(records, open, close, rules.graceMs());
         final Map<String, Object> checks = Invariants.fromRecords(records, analysis);
         long fees = 0;
         long openLeases = 0;
@@ -156,10 +156,14 @@ public final class SimRun
         final List<String> extra = new ArrayList<>();
         extra.add(Report.line("engine", String.format(Locale.ROOT, "%,d commands in %.1f s of wall time (%,.0f/s); no network, "
             + "simulated clock", exchange.commandsApplied(), wallSeconds, exchange.commandsApplied() / Math.max(1e-9, wallSeconds))));
+        extra.add(Report.line("timing", String.format(Locale.ROOT, "simulated clock; grace %s, heartbeats every %s, machine "
+            + "offline after %s without one", Report.duration(rules.graceMs()), Report.duration(rules.heartbeatIntervalMs()),
+            Report.duration(rules.heartbeatTimeoutMs()))));
         extra.add(Report.line("checks", (ok ? "all hold" : "FAILED") + ": money conserved " + yesNo(checks.get("moneyConserved"))
             + ", no negative balance " + yesNo(checks.get("noNegativeBalance")) + ", GPUs never oversubscribed "
             + yesNo(checks.get("gpusNeverOversubscribed")) + ", events gap-free " + yesNo(checks.get("accountEventsGapFree"))
-            + ", interruptions noticed " + yesNo(checks.get("everyInterruptionNoticedExceptMachineOffline"))));
+            + ", full-grace notice before every interruption of a working machine "
+            + yesNo(checks.get("everyInterruptionOfAWorkingMachineNoticedWithFullGrace"))));
         extra.add(Report.line("levers", leversLine(o, population)));
         extra.add(Report.line("report", html.toAbsolutePath().toString()));
         final String summary = report.summary(extra);

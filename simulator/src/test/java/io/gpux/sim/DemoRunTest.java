@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * balance negative, no machine ever with more GPUs leased than it has (from the owners' records and
  * from Portfolio queries during the run), every account's events gap-free and complete (the last
  * seq each client saw equals the exchange's), every lease interrupted by someone other than its
- * renter had a notice first unless its machine went offline.
+ * renter, on a machine that had not broken, had a notice the full grace period before its end.
  *
  * <p>Sane bands, loose because this machine is shared (a starved process sees heartbeats late and
  * fills slow): over a few market hours from a warm start, utilization between 30 % and 100 % (rental
@@ -113,7 +113,7 @@ class DemoRunTest
         final Thread watcher = new Thread(() -> watchDashboard(said, dashboardTrades), "dashboard-watcher");
         watcher.setDaemon(true);
         watcher.start();
-        final RunOutcome outcome = DemoRun.run(new DemoRun.Options(7, 100, 10, false, out, DemoRun.DEFAULT_SCALE,
+        final RunOutcome outcome = DemoRun.run(new DemoRun.Options(7, 100, 30, false, out, DemoRun.DEFAULT_SCALE,
             DemoRun.DEFAULT_LOAD, DemoRun.DEFAULT_FAILURE_ACCEL, DemoRun.DEFAULT_RECLAIMS_PER_DAY, false, DemoRun.DEFAULT_WORKLOAD_JOBS),
             err);
         watcher.interrupt();
@@ -134,7 +134,7 @@ class DemoRunTest
         assertTrue((Long)checks.get("midRunPortfolioChecks") > 0, "portfolios were checked during the run");
         assertEquals(Boolean.TRUE, checks.get("accountEventsGapFree"), "events gap-free");
         assertEquals(Boolean.TRUE, checks.get("lastSeqMatchesExchange"), "no event lost");
-        assertEquals(Boolean.TRUE, checks.get("everyInterruptionNoticedExceptMachineOffline"), "notices before interruptions");
+        assertEquals(Boolean.TRUE, checks.get("everyInterruptionOfAWorkingMachineNoticedWithFullGrace"), "full-grace notices before interruptions");
         assertEquals(Boolean.TRUE, checks.get("allLeasesEndedAfterWindDown"), "wind-down");
         assertTrue(outcome.ok(), "every check holds: " + checks);
 

@@ -42,8 +42,8 @@ class SimDeterminismTest
         @SuppressWarnings("unchecked")
         final Map<String, Object> overall = (Map<String, Object>)first.get("overall");
         final double utilization = (Double)overall.get("utilization");
-        final double efficiency = (Double)overall.get("allocativeEfficiency");
+        final double efficiency = (Double)overall.get("efficiency");
         assertTrue(utilization > 0.5 && utilization <= 1.0, "utilization " + utilization);
-        assertTrue(efficiency > 0.8 && efficiency <= 1.0, "efficiency " + efficiency);
+        assertTrue(efficiency > 0.4 && efficiency <= 1.0, "efficiency (against an upper bound) " + efficiency);
     }
 }

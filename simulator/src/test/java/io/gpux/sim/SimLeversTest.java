@@ -41,7 +41,7 @@ class SimLeversTest
 
         final RunOutcome with = SimRun.run(new SimRun.Options(5, 120, 1.0, DemoRun.DEFAULT_FAILURE_ACCEL,
             DemoRun.DEFAULT_RECLAIMS_PER_DAY, DemoRun.DEFAULT_LOAD, dir.resolve("with"),
-            MarketRules.DEFAULT.withLevers(1000, true), new Levers(30 * AgentParameters.MINUTE, true, 0.5)), null);
+            MarketRules.SIM.withLevers(1000, true), new Levers(30 * AgentParameters.MINUTE, true, 0.5)), null);
         assertTrue(with.summary().contains("preemptIncrementBps 1000, fragmentFirst on, calm after notice 30 min, "
             + "clearing owners on, night batch 0.50"), with.summary());
         final long[] after = preemptions(with);

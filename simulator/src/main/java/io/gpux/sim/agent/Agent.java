@@ -61,6 +61,14 @@ public abstract class Agent implements ClientListener
     {
         this.access = marketAccess;
         marketAccess.addListener(this);
+        marketAccess.onRelease(leaseId ->
+        {
+            final LeaseRecord lease = records.renterLeases.get(leaseId);
+            if (lease != null && lease.releaseMs < 0)
+            {
+                lease.releaseMs = marketAccess.now();
+            }
+        });
     }
 
     /** The books it keeps from market data, or null (then it ignores market data). */

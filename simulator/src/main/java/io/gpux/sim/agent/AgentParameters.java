@@ -15,10 +15,11 @@ import java.util.Map;
  * @param largestMachine    per market, the most GPUs a machine of the fleet has (gang bids fit in it).
  * @param checkpointEveryMs renters' jobs checkpoint this often (and on every preemption notice).
  * @param levers            the agents' levers of the run.
+ * @param fleet             which machines are broken (a job does no work on them).
  */
 public record AgentParameters(
     MarketRules rules, long openMs, double failureAccel, double reclaimsPerDay, Map<String, Integer> largestMachine,
-    long checkpointEveryMs, Levers levers)
+    long checkpointEveryMs, Levers levers, Fleet fleet)
 {
     public static final long HOUR = 3_600_000L;
     public static final long MINUTE = 60_000L;

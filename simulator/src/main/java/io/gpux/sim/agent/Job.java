@@ -11,9 +11,15 @@ import org.agrona.collections.Long2ObjectHashMap;
  * One renter's job: N GPUs of one market for a given amount of work, at most a private value per
  * GPU-hour. It keeps its GPUs with a {@link SpotRequest} (which re-bids on every preemption notice),
  * counts its work from the leases it runs on, checkpoints every {@link AgentParameters#checkpointEveryMs}
- * and on every notice (the work a notice saved is counted), loses the work since its last checkpoint
- * when a lease ends without notice (its machine failed), raises its bid toward its value when it waits
- * too long, and gives up after {@link #MAX_WAIT_MS} without GPUs.
+ * and on every notice (the work a notice saved is counted), keeps working through the grace period and
+ * stops at the notice's effective time (or when a replacement lease takes over), raises its bid toward
+ * its value when it waits too long, and gives up after {@link #MAX_WAIT_MS} without GPUs.
+ *
+ * <p>Whenever a lease stops working other than by the job finishing (the end of a grace period, a
+ * hand-over, an end without notice), the work since its last checkpoint is lost. A job does no work
+ * on a broken machine ({@link Fleet}): from the moment its machine broke to the moment the exchange
+ * ended the lease (its heartbeat timeout), the lease's GPU-time is dead time, and the work since the
+ * last checkpoint before the break is lost too.
  */
 final class Job
 {
@@ -23,14 +29,23 @@ final class Job
     /** One lease the job runs (or ran) on. */
     private static final class Running
     {
+        final long leaseId;
+        final long machineId;
         final int gpus;
         final long startMs;
-        boolean working = true;
+        /** Periodic checkpoints count from here: the lease's start, then its notice. */
+        long checkpointBaseMs;
+        boolean noticed;
+        /** GPU-ms of work this lease added to the job's progress. */
+        long workedGpuMs;
 
-        Running(final int gpus, final long startMs)
+        Running(final long leaseId, final long machineId, final int gpus, final long startMs)
         {
+            this.leaseId = leaseId;
+            this.machineId = machineId;
             this.gpus = gpus;
             this.startMs = startMs;
+            this.checkpointBaseMs = startMs;
         }
     }
 
@@ -42,7 +57,7 @@ final class Job
         @Override
         public void onLeaseStarted(final long leaseId, final long machineId, final int gpus, final long price)
         {
-            Job.this.onLeaseStarted(request, leaseId, gpus);
+            Job.this.onLeaseStarted(request, leaseId, machineId, gpus);
         }
 
         @Override
@@ -75,7 +90,6 @@ final class Job
     private final Long2ObjectHashMap<Running> running = new Long2ObjectHashMap<>();
     private SpotRequest request;
     private long bidTicks;
-    private int workingGpus;
     private long progressGpuMs;
     private long lastAccrualMs;
     private long completionGeneration;
@@ -129,7 +143,7 @@ final class Job
         {
             return;
         }
-        if (request.leasedGpus() == 0 && workingGpus == 0)
+        if (request.leasedGpus() == 0 && running.isEmpty())
         {
             final long now = renter.now();
             if (now - waitingSinceMs >= MAX_WAIT_MS)
@@ -149,21 +163,45 @@ final class Job
         schedulePatience();
     }
 
+    private Fleet fleet()
+    {
+        return renter.fleet();
+    }
+
+    /** Adds the work of every running lease since the last accrual, none after its machine broke. */
     private void accrue(final long now)
     {
         if (now > lastAccrualMs)
         {
-            progressGpuMs += (long)workingGpus * (now - lastAccrualMs);
+            for (final Running r : running.values())
+            {
+                final long broken = fleet().brokenSince(r.machineId);
+                final long until = broken >= 0 ? Math.min(now, Math.max(broken, lastAccrualMs)) : now;
+                final long work = (long)r.gpus * (until - lastAccrualMs);
+                r.workedGpuMs += work;
+                progressGpuMs += work;
+            }
         }
         lastAccrualMs = Math.max(lastAccrualMs, now);
     }
 
-    private long sinceCheckpoint(final Running r, final long now)
+    /** GPUs on running leases whose machines work. */
+    private int workingGpus()
     {
-        return Math.floorMod(now - r.startMs, renter.checkpointEveryMs());
+        int gpus = 0;
+        for (final Running r : running.values())
+        {
+            gpus += fleet().brokenSince(r.machineId) >= 0 ? 0 : r.gpus;
+        }
+        return gpus;
     }
 
-    private void onLeaseStarted(final SpotRequest from, final long leaseId, final int gpus)
+    private long sinceCheckpoint(final Running r, final long now)
+    {
+        return Math.floorMod(now - r.checkpointBaseMs, renter.checkpointEveryMs());
+    }
+
+    private void onLeaseStarted(final SpotRequest from, final long leaseId, final long machineId, final int gpus)
     {
         final LeaseRecord lease = renter.tagLease(leaseId, record);
         if (from != request || finished)
@@ -172,8 +210,21 @@ final class Job
         }
         final long now = renter.now();
         accrue(now);
-        running.put(leaseId, new Running(gpus, now));
-        workingGpus += gpus;
+        // a replacement takes over from leases under notice: the job moves, resuming from their notice checkpoint
+        int total = gpus;
+        for (final Running r : running.values())
+        {
+            total += r.gpus;
+        }
+        for (final Running r : new java.util.ArrayList<>(running.values()))
+        {
+            if (total > record.gpus && r.noticed)
+            {
+                total -= r.gpus;
+                stop(r, now);
+            }
+        }
+        running.put(leaseId, new Running(leaseId, machineId, gpus, now));
         if (record.firstLeaseMs < 0)
         {
             record.firstLeaseMs = lease.startMs >= 0 ? lease.startMs : now;
@@ -184,56 +235,64 @@ final class Job
     private void onNotice(final SpotRequest from, final long leaseId)
     {
         final Running r = running.get(leaseId);
-        if (r == null || !r.working || finished)
+        if (r == null || r.noticed || finished)
         {
             return;
         }
         final long now = renter.now();
         accrue(now);
-        final long saved = r.gpus * sinceCheckpoint(r, now);
-        record.savedGpuMs += saved;
-        renter.tagLease(leaseId, record).savedGpuMs += saved;
-        r.working = false;
-        workingGpus -= r.gpus;
-        if (workingGpus == 0)
+        r.noticed = true;
+        if (fleet().brokenSince(r.machineId) < 0)
+        {
+            // checkpoint now, keep working until the notice's effective time
+            final long saved = r.gpus * sinceCheckpoint(r, now);
+            record.savedGpuMs += saved;
+            renter.tagLease(leaseId, record).savedGpuMs += saved;
+            r.checkpointBaseMs = now;
+        }
+    }
+
+    private void onLeaseEnded(final SpotRequest from, final long leaseId, final EndReason reason)
+    {
+        final Running r = running.get(leaseId);
+        if (r == null || finished)
+        {
+            return;
+        }
+        final long now = renter.now();
+        accrue(now);
+        stop(r, now);
+        if (running.isEmpty())
         {
             waitingSinceMs = now;
         }
         scheduleCompletion();
     }
 
-    private void onLeaseEnded(final SpotRequest from, final long leaseId, final EndReason reason)
+    /**
+     * A lease stops working for the job (its end, or a hand-over): the work since its last checkpoint
+     * is lost, and so is the GPU-time after its machine broke.
+     */
+    private void stop(final Running r, final long now)
     {
-        final Running r = running.remove(leaseId);
-        if (r == null || finished)
-        {
-            return;
-        }
-        if (!r.working)
-        {
-            return;
-        }
-        final long now = renter.now();
-        accrue(now);
-        workingGpus -= r.gpus;
-        if (reason != EndReason.RELEASED && reason != EndReason.EXPIRED)
-        {
-            // no notice: the machine died under the job; what it did since its last checkpoint is gone
-            final long lost = Math.min(progressGpuMs, r.gpus * sinceCheckpoint(r, now));
-            progressGpuMs -= lost;
-            record.lostGpuMs += lost;
-            renter.tagLease(leaseId, record).lostGpuMs += lost;
-        }
-        if (workingGpus == 0)
-        {
-            waitingSinceMs = now;
-        }
-        scheduleCompletion();
+        running.remove(r.leaseId);
+        final LeaseRecord lease = renter.tagLease(r.leaseId, record);
+        final long broken = fleet().brokenSince(r.machineId);
+        final long workedUntil = broken >= 0 && broken < now ? Math.max(broken, r.startMs) : now;
+        final long dead = (long)r.gpus * (now - workedUntil);
+        final long lost = Math.min(Math.min(progressGpuMs, r.workedGpuMs), r.gpus * sinceCheckpoint(r, workedUntil));
+        progressGpuMs -= lost;
+        record.lostGpuMs += lost;
+        record.deadGpuMs += dead;
+        lease.lostGpuMs += lost;
+        lease.deadGpuMs += dead;
+        lease.usefulGpuMs += r.workedGpuMs - lost;
     }
 
     private void scheduleCompletion()
     {
         final long generation = ++completionGeneration;
+        final int workingGpus = workingGpus();
         if (workingGpus <= 0 || finished)
         {
             return;
@@ -274,6 +333,16 @@ final class Job
         record.outcome = outcome;
         record.endMs = now;
         record.doneGpuMs = Math.min(progressGpuMs, (long)record.gpus * record.workMs);
+        // the work of the leases still running is kept (done, or checkpointed as the run ends); past the
+        // job's need it is not work
+        long excess = progressGpuMs - record.doneGpuMs;
+        for (final Running r : running.values())
+        {
+            final long over = Math.min(excess, r.workedGpuMs);
+            excess -= over;
+            renter.tagLease(r.leaseId, record).usefulGpuMs += r.workedGpuMs - over;
+        }
+        running.clear();
         renter.retire(request);
         renter.onJobFinished(this);
     }

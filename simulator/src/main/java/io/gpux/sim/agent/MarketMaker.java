@@ -288,6 +288,14 @@ public final class MarketMaker extends Seller
             if (s != null)
             {
                 s.batchGpus -= lease.gpus;
+                // batch work is made of small independent pieces: all of it is kept, except on a broken machine
+                final long end = Math.max(lease.startMs, lease.endMs);
+                final long broken = params.fleet().brokenSince(lease.machineId);
+                final long workedUntil = broken >= 0 && broken < end ? Math.max(broken, lease.startMs) : end;
+                lease.usefulGpuMs = (long)lease.gpus * (workedUntil - lease.startMs);
+                lease.deadGpuMs = (long)lease.gpus * (end - workedUntil);
+                s.batch.doneGpuMs += lease.usefulGpuMs;
+                s.batch.deadGpuMs += lease.deadGpuMs;
             }
         }
     }

@@ -68,7 +68,7 @@ public final class Population
         final SplittableRandom root = new SplittableRandom(seed);
         final Map<String, Integer> largest = new LinkedHashMap<>();
         final AgentParameters params = new AgentParameters(rules, openMs, failureAccel, reclaimsPerDay,
-            Collections.unmodifiableMap(largest), AgentParameters.HOUR, levers);
+            Collections.unmodifiableMap(largest), AgentParameters.HOUR, levers, new Fleet());
         final LiveCounters live = new LiveCounters();
         final Population p = new Population(params, largest, live, new Observer("observer", root.nextLong(), params, live));
         final int makers = Math.max(1, (int)Math.round(agents * 0.05));

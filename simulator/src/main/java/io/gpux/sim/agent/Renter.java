@@ -76,6 +76,11 @@ public final class Renter extends Agent
         return stopped;
     }
 
+    Fleet fleet()
+    {
+        return params.fleet();
+    }
+
     long checkpointEveryMs()
     {
         return params.checkpointEveryMs();

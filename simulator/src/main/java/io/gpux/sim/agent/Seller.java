@@ -179,6 +179,7 @@ public abstract class Seller extends Agent
         }
         m.failed = true;
         m.record.failed.open(access.now());
+        params.fleet().broke(m.machineId, access.now());
         live.failures.increment();
         final long repair = (long)Draw.clamp(Draw.logNormal(rng, 3 * AgentParameters.HOUR, 0.6),
             30 * AgentParameters.MINUTE, AgentParameters.DAY);
@@ -189,6 +190,7 @@ public abstract class Seller extends Agent
     {
         m.failed = false;
         m.record.failed.close(access.now());
+        params.fleet().repaired(m.machineId);
         if (halted)
         {
             return;

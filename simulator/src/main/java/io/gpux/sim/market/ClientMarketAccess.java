@@ -161,10 +161,19 @@ public final class ClientMarketAccess implements MarketAccess, ClientListener
         return client.cancel(orderId, reclaim);
     }
 
+    private java.util.function.LongConsumer releaseHook = leaseId -> { };
+
+    @Override
+    public void onRelease(final java.util.function.LongConsumer hook)
+    {
+        this.releaseHook = hook;
+    }
+
     @Override
     public long release(final long leaseId)
     {
         commandsSent.increment();
+        releaseHook.accept(leaseId);
         return client.release(leaseId);
     }
 

@@ -33,6 +33,9 @@ public interface MarketAccess extends OrderSender
 
     void addListener(ClientListener listener);
 
+    /** {@code hook} hears every lease id this account asks to release, as it asks (on the agent's thread). */
+    void onRelease(java.util.function.LongConsumer hook);
+
     boolean removeListener(ClientListener listener);
 
     long placeAsk(PlaceAsk ask);

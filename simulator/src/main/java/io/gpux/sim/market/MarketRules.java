@@ -6,14 +6,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The parameters of the simulated exchange's markets, in market time. A demo compresses a day into a
- * minute (1 s of wall time = 24 min of market time at scale 1440), so the periods are chosen in market
- * time and stay workable in wall time: a 5-minute grace period is about 200 ms of wall time, a
- * 15-minute machine heartbeat about 630 ms (a few hundred machines make several hundred heartbeats
- * a second), and a machine is declared offline after 2 hours without one (5 s of wall time: enough
- * to ride out a busy machine's pauses). After a restart of the exchange, a machine online at the crash
- * has a day (a minute of wall time) to heartbeat again: the few hundred agents reconnect in a herd, on
- * a machine busy replaying their events, and must not lose their leases for that.
+ * The parameters of the simulated exchange's markets, in market time.
+ *
+ * <p>{@link #SIM} (the simulated clock): a 5-minute grace period, heartbeats every 3 minutes and a
+ * machine offline after 5 minutes without one. The rulebook's 5 s / 15 s would take some 20 million
+ * heartbeat commands for a week of 434 machines (several minutes of engine time); 3 / 5 minutes keep a
+ * failed machine's dead time short (it is counted as lost work) at a tenth of that.
+ *
+ * <p>{@link #DEMO} (the demo's clock runs {@code DemoRun.DEFAULT_SCALE} = 240 times fast: an hour in
+ * 15 s of wall time): a 20-minute grace period and a 20-minute heartbeat timeout are 5 s of wall time,
+ * far above the order-to-fill and event latencies of a loaded 2-core machine (tens to a few hundred ms),
+ * so a notice always arrives well before its effective time and a busy machine's pauses do not take
+ * healthy machines offline; heartbeats every 4 minutes are one wall second. After a restart of the
+ * exchange, a machine online at the crash has a minute of wall time to heartbeat again.
  *
  * @param graceMs             notice between a preemption notice and the lease's end.
  * @param prepayMs            the funds hold period and settlement period.
@@ -30,7 +35,10 @@ public record MarketRules(long graceMs, long prepayMs, int feeBps, long heartbea
 {
     /** The exchange's largest restart window (docs/market-rules.md section 2). */
     public static final long MAX_RESTART_WINDOW_MS = 30L * 86_400_000L;
-    public static final MarketRules DEFAULT = new MarketRules(300_000, 3_600_000, 250, 900_000, 7_200_000, 86_400_000, 0,
+    /** The simulated clock's markets ({@code ./gpux sim}). */
+    public static final MarketRules SIM = new MarketRules(300_000, 3_600_000, 250, 180_000, 300_000, 86_400_000, 0, false);
+    /** The demo's markets ({@code ./gpux demo}, at its default clock scale). */
+    public static final MarketRules DEMO = new MarketRules(1_200_000, 3_600_000, 250, 240_000, 1_200_000, 86_400_000, 0,
         false);
 
     /** These rules with the markets' levers. */

@@ -578,9 +578,18 @@ public final class SimulatedExchange
             return enqueue(c);
         }
 
+        private java.util.function.LongConsumer releaseHook = leaseId -> { };
+
+        @Override
+        public void onRelease(final java.util.function.LongConsumer hook)
+        {
+            this.releaseHook = hook;
+        }
+
         @Override
         public long release(final long leaseId)
         {
+            releaseHook.accept(leaseId);
             final Command c = stage(CommandType.RELEASE);
             c.leaseId = leaseId;
             return enqueue(c);

@@ -13,29 +13,26 @@ import java.util.Map;
  * The market measured from the agents' own records, over the window [open, close) of market time.
  *
  * <h2>Utilization</h2>
- * GPU-hours leased (the owners' side of every started lease) over GPU-hours available: GPUs of machines
- * that were online (as the exchange reported it) while their ask was open, plus leased GPU-time outside
- * an open ask (a reclaimed machine's leases running out their notice). Per market, overall, and per
- * time bucket.
+ * GPU-hours of leases that did work (work kept by a job: not lost to a stop without checkpoint, not on
+ * a broken machine, not beyond the job's need) over the GPU-hours the whole fleet was online (as the
+ * exchange reported it, offered or not). Beside it, the offered-only figure: the same work over the
+ * GPU-hours of machines online with an open ask, plus leased GPU-time outside an open ask.
  *
- * <h2>Allocative efficiency</h2>
- * Sampled every {@link #EFFICIENCY_STEP_MS} of market time. At each sample, per market:
- * <ul>
- *   <li>supply: every GPU of an online machine that is offered (open ask, not reclaimed) or leased,
- *   at its owner's cost;</li>
- *   <li>demand: every GPU wanted by a job that has arrived and is not finished (given up or done), at
- *   the job's value, plus GPUs the job holds beyond that (a lease under notice while its replacement
- *   runs, a lease not yet released when the job ended); a market-maker's batch demand is its cap of
- *   GPUs at its batch value, for the whole run;</li>
- *   <li>maximum surplus: sort demand by value (highest first) and supply by cost (lowest first), pair
- *   them GPU by GPU and add value minus cost while positive (the classic competitive-equilibrium
- *   surplus, as in Gode and Sunder 1993, here ignoring gang and region constraints, so it is an upper
- *   bound);</li>
- *   <li>realized surplus: for every lease running at that moment, GPUs times (the renter's value for
- *   the job minus the owner's cost of the machine).</li>
- * </ul>
- * Efficiency = sum of realized / sum of maximum over all samples (and per market). Surplus in
- * currency = per-GPU-hour surplus times the sample step.
+ * <h2>Market efficiency</h2>
+ * (value of the work done - cost of the leased GPU-hours) / an upper bound on the surplus. The value of
+ * the work done is each job's work (GPU-hours) times its value per GPU-hour; the cost is every started
+ * lease's GPU-hours (whole, grace and dead time included) times its machine owner's cost. The bound is
+ * {@link SurplusBound}'s linear program per market.
+ *
+ * <h2>Prices</h2>
+ * VWAP per GPU-hour: what renters paid per leased GPU-hour, each lease weighted by its GPUs times its
+ * duration in the window.
+ *
+ * <h2>Notices</h2>
+ * The strict check: every started lease that ended other than by its renter (a release) or its expiry,
+ * on a machine that had not broken, was noticed at least the market's full grace period before its end
+ * (or, noticed, ended early because its renter released it during the grace: a hand-over).
+ * A machine taken offline while it worked (its heartbeats late) fails the check.
  */
 public final class Analysis
 {
@@ -48,15 +45,26 @@ public final class Analysis
         public int machines;
         public int gpus;
         public double leasedGpuHours;
-        public double availableGpuHours;
+        /** GPU-hours of leases that did work kept by a job. */
+        public double usefulGpuHours;
+        /** GPU-hours the machines were online (the whole fleet). */
+        public double onlineGpuHours;
+        /** GPU-hours online with an open ask, plus leased GPU-time outside an open ask. */
+        public double offeredGpuHours;
+        /** Sum of price x GPU-hours over leases (currency). */
+        public double notional;
         public long fills;
         public long gpusTraded;
         public double tradedGpuHours;
         public double vwap;
         public double minPrice = Double.NaN;
         public double maxPrice = Double.NaN;
-        public double realizedSurplus;
-        public double maxSurplus;
+        /** Value of the work done (currency). */
+        public double workValue;
+        /** Owners' cost of the leased GPU-hours (currency). */
+        public double leasedCost;
+        /** The surplus bound (currency). */
+        public double surplusBound;
         public double peerPrice;
         public double onDemandPrice;
 
@@ -65,14 +73,27 @@ public final class Analysis
             this.market = market;
         }
 
+        /** GPU-hours that did work / online GPU-hours of the fleet. */
         public double utilization()
         {
-            return availableGpuHours <= 0 ? Double.NaN : leasedGpuHours / availableGpuHours;
+            return onlineGpuHours <= 0 ? Double.NaN : usefulGpuHours / onlineGpuHours;
+        }
+
+        /** GPU-hours that did work / offered GPU-hours. */
+        public double offeredUtilization()
+        {
+            return offeredGpuHours <= 0 ? Double.NaN : usefulGpuHours / offeredGpuHours;
+        }
+
+        /** Value of the work done minus the cost of the leased GPU-hours. */
+        public double realizedSurplus()
+        {
+            return workValue - leasedCost;
         }
 
         public double efficiency()
         {
-            return maxSurplus <= 0 ? Double.NaN : realizedSurplus / maxSurplus;
+            return surplusBound <= 0 ? Double.NaN : realizedSurplus() / surplusBound;
         }
 
         /** 1 - VWAP / on-demand price. */
@@ -105,11 +126,19 @@ public final class Analysis
     /** Started leases that ended by something other than their renter (release) or their expiry. */
     public long interrupted;
     public long interruptedWithNotice;
-    public long noticeAfterEnd;
     public final Map<String, Long> withoutNotice = new LinkedHashMap<>();
     public long offlineMachineFailed;
     public long offlineHeartbeatLapse;
+    /** The market's grace period (the notice check's minimum). */
+    public final long graceMs;
+    /** Interruptions of machines that had not broken: without notice, or noticed less than the grace before the end. */
+    public long noticeCheckFailures;
+    /** Of those: noticed, but less than the full grace before the end. */
+    public long noticeShort;
+    /** GPU-hours of work lost since the last checkpoint. */
     public double lostGpuHours;
+    /** GPU-hours leased on machines that had broken, before the exchange ended the lease. */
+    public double deadGpuHours;
     public double savedGpuHours;
     public long machineFailures;
     public long machineOfflineWithoutFailure;
@@ -123,16 +152,24 @@ public final class Analysis
     public long waitP99Ms = -1;
     public double workDoneGpuHours;
 
-    public double realizedSurplusCurrency;
-    public double maxSurplusCurrency;
+    /** The records the figures come from (see {@link Export}). */
+    public final List<MachineRecord> machineList = new ArrayList<>();
+    public final List<LeaseRecord> ownerLeaseList = new ArrayList<>();
+    public final List<LeaseRecord> renterLeaseList = new ArrayList<>();
+    public final List<JobRecord> jobList = new ArrayList<>();
 
     public long events;
     public long seqBreaks;
     public int accounts;
 
-    public Analysis(final List<AgentRecords> agents, final long openMs, final long closeMs)
+    /**
+     * @param graceMs the markets' grace period: the strict notice check wants at least this between a
+     *                notice and the end it announces.
+     */
+    public Analysis(final List<AgentRecords> agents, final long openMs, final long closeMs, final long graceMs)
     {
         this.openMs = openMs;
+        this.graceMs = graceMs;
         this.closeMs = closeMs;
         final long window = Math.max(1, closeMs - openMs);
         final long step = 15 * 60_000L;
@@ -154,7 +191,6 @@ public final class Analysis
         final Map<Long, MachineRecord> machines = new LinkedHashMap<>();
         final Map<Long, LeaseRecord> ownerLeases = new LinkedHashMap<>();
         final List<LeaseRecord> renterLeases = new ArrayList<>();
-        final Map<Long, JobRecord> jobsById = new HashMap<>();
         final List<JobRecord> jobList = new ArrayList<>();
         for (final AgentRecords a : agents)
         {
@@ -172,7 +208,6 @@ public final class Analysis
             renterLeases.addAll(a.renterLeases.values());
             for (final JobRecord j : a.jobs)
             {
-                jobsById.put(j.id, j);
                 jobList.add(j);
             }
             trades.addAll(a.sales);
@@ -180,12 +215,16 @@ public final class Analysis
         }
         trades.sort((x, y) -> Long.compare(x.timeMs(), y.timeMs()));
         depth.sort((x, y) -> Long.compare(x.timeMs(), y.timeMs()));
+        machineList.addAll(machines.values());
+        ownerLeaseList.addAll(ownerLeases.values());
+        renterLeaseList.addAll(renterLeases);
+        this.jobList.addAll(jobList);
 
-        utilization(machines, ownerLeases);
-        prices();
+        utilization(machines, ownerLeases, renterLeases);
+        prices(machines, ownerLeases);
         preemptions(machines, renterLeases);
         jobs(jobList);
-        efficiency(machines, ownerLeases, renterLeases, jobsById, jobList);
+        efficiency(machines, ownerLeases, jobList);
     }
 
     private long end(final long endMs)
@@ -200,14 +239,31 @@ public final class Analysis
 
     // ------------------------------------------------------------------------------------------
 
-    private void utilization(final Map<Long, MachineRecord> machines, final Map<Long, LeaseRecord> ownerLeases)
+    /** Adds {@code gpus x span} of [from, to) into the buckets it covers (ms x GPUs). */
+    private void spread(final double[] buckets, final long from, final long to, final double gpus)
     {
-        final Map<String, double[]> leasedByBucket = new LinkedHashMap<>();
-        final Map<String, double[]> availableByBucket = new LinkedHashMap<>();
+        for (long t = Math.max(from, openMs); t < Math.min(to, closeMs); )
+        {
+            final int b = bucketOf(t);
+            final long bucketEnd = Math.min(Math.min(to, closeMs), openMs + (b + 1) * bucketMs);
+            if (bucketEnd <= t)
+            {
+                break;
+            }
+            buckets[b] += gpus * (bucketEnd - t);
+            t = bucketEnd;
+        }
+    }
+
+    private void utilization(final Map<Long, MachineRecord> machines, final Map<Long, LeaseRecord> ownerLeases,
+        final List<LeaseRecord> renterLeases)
+    {
+        final Map<String, double[]> usefulByBucket = new LinkedHashMap<>();
+        final Map<String, double[]> onlineByBucket = new LinkedHashMap<>();
         for (final String m : markets.keySet())
         {
-            leasedByBucket.put(m, new double[buckets]);
-            availableByBucket.put(m, new double[buckets]);
+            usefulByBucket.put(m, new double[buckets]);
+            onlineByBucket.put(m, new double[buckets]);
         }
         for (final MachineRecord m : machines.values())
         {
@@ -217,12 +273,12 @@ public final class Analysis
             machineFailures += m.failed.count();
             machineOfflineWithoutFailure += m.offlineWithoutFailure;
             reclaims += m.reclaimed.count();
-            final double[] available = availableByBucket.get(m.market);
-            for (int b = 0; b < buckets; b++)
+            f.onlineGpuHours += m.gpus * m.online.overlap(openMs, closeMs) / 3_600_000.0;
+            f.offeredGpuHours += m.gpus * m.online.overlap(m.listed, openMs, closeMs) / 3_600_000.0;
+            final double[] online = onlineByBucket.get(m.market);
+            for (int i = 0; i < m.online.count(); i++)
             {
-                final long from = openMs + b * bucketMs;
-                final long to = Math.min(closeMs, from + bucketMs);
-                available[b] += (double)m.gpus * m.online.overlap(m.listed, from, to);
+                spread(online, m.online.start(i), m.online.end(i) < 0 ? closeMs : m.online.end(i), m.gpus);
             }
         }
         for (final LeaseRecord l : ownerLeases.values())
@@ -232,70 +288,64 @@ public final class Analysis
                 continue;
             }
             final MachineRecord m = machines.get(l.machineId);
-            final String market = m != null ? m.market : l.market;
-            final double[] leased = leasedByBucket.get(market);
-            final double[] available = availableByBucket.get(market);
-            if (leased == null)
+            final MarketFigures f = markets.get(m != null ? m.market : l.market);
+            if (f == null)
             {
                 continue;
             }
             final long s = Math.max(l.startMs, openMs);
             final long e = end(l.endMs);
-            for (long t = s; t < e; )
+            if (e > s)
             {
-                final int b = bucketOf(t);
-                final long bucketEnd = Math.min(e, openMs + (b + 1) * bucketMs);
-                final long span = bucketEnd - t;
-                if (span <= 0)
-                {
-                    break;
-                }
-                leased[b] += (double)l.gpus * span;
-                if (m != null)
-                {
-                    available[b] += (double)l.gpus * (span - m.listed.overlap(t, bucketEnd));
-                }
-                t = bucketEnd;
+                f.leasedGpuHours += l.gpus * (e - s) / 3_600_000.0;
+                f.offeredGpuHours += m == null ? 0 : l.gpus * ((e - s) - m.listed.overlap(s, e)) / 3_600_000.0;
             }
         }
-        final double[] leasedAll = new double[buckets];
-        final double[] availableAll = new double[buckets];
+        for (final LeaseRecord l : renterLeases)
+        {
+            final MarketFigures f = markets.get(l.market);
+            if (!l.started() || f == null)
+            {
+                continue;
+            }
+            f.usefulGpuHours += l.usefulGpuMs / 3_600_000.0;
+            // for the chart: the lease's useful share spread evenly over its time
+            final long e = l.endMs < 0 ? closeMs : l.endMs;
+            if (e > l.startMs)
+            {
+                spread(usefulByBucket.get(l.market), l.startMs, e, l.usefulGpuMs / (double)(e - l.startMs));
+            }
+        }
+        final double[] usefulAll = new double[buckets];
+        final double[] onlineAll = new double[buckets];
         for (final String market : markets.keySet())
         {
             final MarketFigures f = markets.get(market);
-            final double[] leased = leasedByBucket.get(market);
-            final double[] available = availableByBucket.get(market);
+            final double[] useful = usefulByBucket.get(market);
+            final double[] online = onlineByBucket.get(market);
             final double[] series = new double[buckets];
             for (int b = 0; b < buckets; b++)
             {
-                f.leasedGpuHours += leased[b] / 3_600_000.0;
-                f.availableGpuHours += available[b] / 3_600_000.0;
-                series[b] = available[b] <= 0 ? Double.NaN : leased[b] / available[b];
-                leasedAll[b] += leased[b];
-                availableAll[b] += available[b];
+                series[b] = online[b] <= 0 ? Double.NaN : useful[b] / online[b];
+                usefulAll[b] += useful[b];
+                onlineAll[b] += online[b];
             }
             utilizationSeries.put(market, series);
             all.machines += f.machines;
             all.gpus += f.gpus;
             all.leasedGpuHours += f.leasedGpuHours;
-            all.availableGpuHours += f.availableGpuHours;
+            all.usefulGpuHours += f.usefulGpuHours;
+            all.onlineGpuHours += f.onlineGpuHours;
+            all.offeredGpuHours += f.offeredGpuHours;
         }
         for (int b = 0; b < buckets; b++)
         {
-            utilizationAll[b] = availableAll[b] <= 0 ? Double.NaN : leasedAll[b] / availableAll[b];
+            utilizationAll[b] = onlineAll[b] <= 0 ? Double.NaN : usefulAll[b] / onlineAll[b];
         }
     }
 
-    private void prices()
+    private void prices(final Map<Long, MachineRecord> machines, final Map<Long, LeaseRecord> ownerLeases)
     {
-        final Map<String, double[]> notional = new LinkedHashMap<>();
-        final Map<String, double[]> volume = new LinkedHashMap<>();
-        for (final String m : markets.keySet())
-        {
-            notional.put(m, new double[buckets]);
-            volume.put(m, new double[buckets]);
-        }
-        double allNotional = 0;
         for (final TradeRecord t : trades)
         {
             final MarketFigures f = markets.get(t.market());
@@ -306,19 +356,42 @@ public final class Analysis
             final double price = t.price() / 10_000.0;
             f.fills++;
             f.gpusTraded += t.gpus();
-            f.vwap += price * t.gpus();
             f.minPrice = Double.isNaN(f.minPrice) ? price : Math.min(f.minPrice, price);
             f.maxPrice = Double.isNaN(f.maxPrice) ? price : Math.max(f.maxPrice, price);
-            final int b = bucketOf(t.timeMs());
-            notional.get(t.market())[b] += price * t.gpus();
-            volume.get(t.market())[b] += t.gpus();
             all.fills++;
             all.gpusTraded += t.gpus();
-            allNotional += price * t.gpus();
+        }
+        final Map<String, double[]> notional = new LinkedHashMap<>();
+        final Map<String, double[]> volume = new LinkedHashMap<>();
+        for (final String m : markets.keySet())
+        {
+            notional.put(m, new double[buckets]);
+            volume.put(m, new double[buckets]);
+        }
+        for (final LeaseRecord l : ownerLeases.values())
+        {
+            final MachineRecord m = machines.get(l.machineId);
+            final String market = m != null ? m.market : l.market;
+            final MarketFigures f = markets.get(market);
+            if (!l.started() || f == null)
+            {
+                continue;
+            }
+            final long s = Math.max(l.startMs, openMs);
+            final long e = end(l.endMs);
+            if (e <= s)
+            {
+                continue;
+            }
+            final double price = l.price / 10_000.0;
+            f.notional += price * l.gpus * (e - s) / 3_600_000.0;
+            spread(notional.get(market), s, e, price * l.gpus);
+            spread(volume.get(market), s, e, l.gpus);
         }
         for (final MarketFigures f : markets.values())
         {
-            f.vwap = f.gpusTraded == 0 ? Double.NaN : f.vwap / f.gpusTraded;
+            f.vwap = f.leasedGpuHours <= 0 ? Double.NaN : f.notional / f.leasedGpuHours;
+            all.notional += f.notional;
             final double[] series = new double[buckets];
             final double[] n = notional.get(f.market);
             final double[] v = volume.get(f.market);
@@ -328,7 +401,7 @@ public final class Analysis
             }
             vwapSeries.put(f.market, series);
         }
-        all.vwap = all.gpusTraded == 0 ? Double.NaN : allNotional / all.gpusTraded;
+        all.vwap = all.leasedGpuHours <= 0 ? Double.NaN : all.notional / all.leasedGpuHours;
     }
 
     private void preemptions(final Map<Long, MachineRecord> machines, final List<LeaseRecord> renterLeases)
@@ -346,6 +419,7 @@ public final class Analysis
             }
             leasesStarted++;
             lostGpuHours += l.lostGpuMs / 3_600_000.0;
+            deadGpuHours += l.deadGpuMs / 3_600_000.0;
             savedGpuHours += l.savedGpuMs / 3_600_000.0;
             if (l.noticeMs >= 0)
             {
@@ -366,25 +440,30 @@ public final class Analysis
                 continue;
             }
             interrupted++;
+            final MachineRecord m = machines.get(l.machineId);
+            final boolean broken = m != null && m.failed.overlap(l.startMs, l.endMs + 1) > 0;
             if (l.noticeMs >= 0)
             {
                 interruptedWithNotice++;
-                if (l.noticeMs > l.endMs)
+                // a renter that releases during the grace hands over at once: its own early end
+                final boolean handedOver = l.releaseMs >= 0 && l.releaseMs <= l.endMs;
+                if (!broken && !handedOver && l.endMs - l.noticeMs < graceMs)
                 {
-                    noticeAfterEnd++;
+                    noticeShort++;
+                    noticeCheckFailures++;
                 }
                 continue;
             }
             withoutNotice.merge(l.endReason, 1L, Long::sum);
             preemptionSeries.get("NO_NOTICE")[bucketOf(l.endMs)]++;
-            if ("MACHINE_OFFLINE".equals(l.endReason))
+            if (broken)
             {
-                final MachineRecord m = machines.get(l.machineId);
-                if (m != null && m.failed.contains(l.endMs))
-                {
-                    offlineMachineFailed++;
-                }
-                else
+                offlineMachineFailed++;
+            }
+            else
+            {
+                noticeCheckFailures++;
+                if ("MACHINE_OFFLINE".equals(l.endReason))
                 {
                     offlineHeartbeatLapse++;
                 }
@@ -418,121 +497,59 @@ public final class Analysis
     // ------------------------------------------------------------------------------------------
 
     private void efficiency(final Map<Long, MachineRecord> machines, final Map<Long, LeaseRecord> ownerLeases,
-        final List<LeaseRecord> renterLeases, final Map<Long, JobRecord> jobsById, final List<JobRecord> jobList)
+        final List<JobRecord> jobList)
     {
-        final List<String> symbols = new ArrayList<>(markets.keySet());
-        final int marketCount = symbols.size();
-        final Map<String, Integer> marketIndex = new HashMap<>();
-        for (int i = 0; i < marketCount; i++)
+        final Map<String, SurplusBound> bounds = new LinkedHashMap<>();
+        for (final String market : markets.keySet())
         {
-            marketIndex.put(symbols.get(i), i);
+            bounds.put(market, SurplusBound.forWindow(openMs, closeMs));
         }
-        final List<MachineRecord> machineList = new ArrayList<>(machines.values());
-        final Map<Long, Integer> machineIndex = new HashMap<>();
-        for (int i = 0; i < machineList.size(); i++)
+        for (final JobRecord j : jobList)
         {
-            machineIndex.put(machineList.get(i).machineId, i);
+            final MarketFigures f = markets.get(j.market);
+            if (f == null)
+            {
+                continue;
+            }
+            f.workValue += j.value * j.doneGpuMs / 3_600_000.0;
+            if (j.outcome == JobRecord.Outcome.BATCH)
+            {
+                // a market-maker's batch: as much work as its GPUs can do over the window
+                bounds.get(j.market).job(openMs, j.gpus * (closeMs - openMs) / 3_600_000.0, j.gpus, j.value);
+            }
+            else
+            {
+                bounds.get(j.market).job(j.arrivalMs, (double)j.gpus * j.workMs / 3_600_000.0, j.gpus, j.value);
+            }
         }
-        final List<JobRecord> byArrival = new ArrayList<>(jobList);
-        byArrival.sort((x, y) -> Long.compare(x.arrivalMs, y.arrivalMs));
-        final List<LeaseRecord> byStart = new ArrayList<>();
-        for (final LeaseRecord l : renterLeases)
+        for (final LeaseRecord l : ownerLeases.values())
         {
-            if (l.started())
+            final MachineRecord m = machines.get(l.machineId);
+            if (!l.started() || m == null)
             {
-                byStart.add(l);
+                continue;
+            }
+            final long s = Math.max(l.startMs, openMs);
+            final long e = end(l.endMs);
+            if (e > s)
+            {
+                markets.get(m.market).leasedCost += m.cost * l.gpus * (e - s) / 3_600_000.0;
             }
         }
-        byStart.sort((x, y) -> x.startMs != y.startMs ? Long.compare(x.startMs, y.startMs) : Long.compare(x.leaseId, y.leaseId));
-
-        final List<JobRecord> openJobs = new ArrayList<>();
-        final List<LeaseRecord> activeLeases = new ArrayList<>();
-        int nextJob = 0;
-        int nextLease = 0;
-        final int[] machineLeased = new int[machineList.size()];
-        final DemandSupply[] books = new DemandSupply[marketCount];
-        for (int i = 0; i < marketCount; i++)
+        for (final MachineRecord m : machines.values())
         {
-            books[i] = new DemandSupply();
-        }
-        final double[] realized = new double[marketCount];
-        final double stepHours = EFFICIENCY_STEP_MS / 3_600_000.0;
-        for (long t = openMs; t < closeMs; t += EFFICIENCY_STEP_MS)
-        {
-            while (nextJob < byArrival.size() && byArrival.get(nextJob).arrivalMs <= t)
+            for (int i = 0; i < m.online.count(); i++)
             {
-                openJobs.add(byArrival.get(nextJob++));
-            }
-            while (nextLease < byStart.size() && byStart.get(nextLease).startMs <= t)
-            {
-                activeLeases.add(byStart.get(nextLease++));
-            }
-            final long now = t;
-            openJobs.removeIf(j -> j.endMs >= 0 && j.endMs <= now);
-            activeLeases.removeIf(l -> l.endMs >= 0 && l.endMs <= now);
-            for (final DemandSupply b : books)
-            {
-                b.clear();
-            }
-            Arrays.fill(realized, 0);
-            Arrays.fill(machineLeased, 0);
-            for (final JobRecord j : openJobs)
-            {
-                final Integer mi = marketIndex.get(j.market);
-                if (mi != null)
-                {
-                    books[mi].demand(j.value, j.gpus);
-                }
-            }
-            for (final LeaseRecord l : activeLeases)
-            {
-                final Integer mi = marketIndex.get(l.market);
-                if (mi == null)
-                {
-                    continue;
-                }
-                final Integer machine = machineIndex.get(l.machineId);
-                final double cost = machine == null ? 0 : machineList.get(machine).cost;
-                if (machine != null)
-                {
-                    machineLeased[machine] += l.gpus;
-                }
-                realized[mi] += l.gpus * (l.value - cost);
-                final JobRecord job = jobsById.get(l.jobId);
-                final boolean jobOpen = job != null && job.arrivalMs <= t && (job.endMs < 0 || job.endMs > t);
-                if (!jobOpen || (l.noticeMs >= 0 && l.noticeMs <= t))
-                {
-                    books[mi].demand(l.value, l.gpus);
-                }
-            }
-            for (int i = 0; i < machineList.size(); i++)
-            {
-                final MachineRecord m = machineList.get(i);
-                if (!m.online.contains(t))
-                {
-                    continue;
-                }
-                final boolean offered = m.listed.contains(t) && !m.reclaimed.contains(t);
-                final int units = Math.max(offered ? m.gpus : 0, machineLeased[i]);
-                if (units > 0)
-                {
-                    books[marketIndex.get(m.market)].supply(m.cost, units);
-                }
-            }
-            for (int i = 0; i < marketCount; i++)
-            {
-                final MarketFigures f = markets.get(symbols.get(i));
-                final double max = books[i].maxSurplus();
-                f.maxSurplus += max * stepHours;
-                f.realizedSurplus += realized[i] * stepHours;
+                bounds.get(m.market).online(m.online.start(i), m.online.end(i) < 0 ? closeMs : Math.min(closeMs, m.online.end(i)),
+                    m.gpus, m.cost);
             }
         }
         for (final MarketFigures f : markets.values())
         {
-            all.maxSurplus += f.maxSurplus;
-            all.realizedSurplus += f.realizedSurplus;
+            f.surplusBound = bounds.get(f.market).solve();
+            all.workValue += f.workValue;
+            all.leasedCost += f.leasedCost;
+            all.surplusBound += f.surplusBound;
         }
-        realizedSurplusCurrency = all.realizedSurplus;
-        maxSurplusCurrency = all.maxSurplus;
     }
 }

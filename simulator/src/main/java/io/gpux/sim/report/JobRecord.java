@@ -38,6 +38,8 @@ public final class JobRecord
     public Outcome outcome = Outcome.OPEN;
     public long doneGpuMs;
     public long lostGpuMs;
+    /** GPU-ms its leases spent on broken machines before the exchange ended them. */
+    public long deadGpuMs;
     public long savedGpuMs;
 
     public JobRecord(final long id, final String renter, final String market, final int gpus, final boolean gang,

@@ -20,7 +20,7 @@ public final class Labels
         Map.entry("midRunPortfolioChecks", "portfolio queries during the run"),
         Map.entry("accountEventsGapFree", "every account's events gap-free"),
         Map.entry("lastSeqMatchesExchange", "every client's last event seq equals the exchange's"),
-        Map.entry("everyInterruptionNoticedExceptMachineOffline", "every interruption noticed, except machine offline"),
+        Map.entry("everyInterruptionOfAWorkingMachineNoticedWithFullGrace", "every interruption of a working machine noticed a full grace ahead"),
         Map.entry("allLeasesEndedAfterWindDown", "every lease ended after the wind-down"),
         Map.entry("allClientsReconnectedAfterKill", "every client reconnected after the kill"),
         Map.entry("workloadCountsRight", "every workload job that succeeded counted to its end"),

@@ -17,6 +17,8 @@ public final class LeaseRecord
     public long startMs = -1;
     public long endMs = -1;
     public long noticeMs = -1;
+    /** Renter side: when the renter first asked to release the lease (-1: never). */
+    public long releaseMs = -1;
     /** The notice's reason (OUTBID, NOTICE_OWNER_RECLAIM, NOTICE_INSUFFICIENT_FUNDS), or null. */
     public String noticeReason;
     /** The end's reason (RELEASED, EXPIRED, PREEMPTED, OWNER_RECLAIMED, MACHINE_OFFLINE, END_INSUFFICIENT_FUNDS), or null. */
@@ -26,8 +28,12 @@ public final class LeaseRecord
     /** Renter side: the job (0: none) and its value per GPU-hour. */
     public long jobId;
     public double value;
-    /** Renter side: GPU-milliseconds of work lost when the lease ended without notice. */
+    /** Renter side: GPU-milliseconds of work lost since the last checkpoint when the lease stopped working. */
     public long lostGpuMs;
+    /** Renter side: GPU-milliseconds on a machine that had broken, before the exchange ended the lease. */
+    public long deadGpuMs;
+    /** Renter side: GPU-milliseconds of work the lease did that was kept (not lost, not beyond the job's need). */
+    public long usefulGpuMs;
     /** Renter side: GPU-milliseconds of work saved by checkpointing on the notice. */
     public long savedGpuMs;
 

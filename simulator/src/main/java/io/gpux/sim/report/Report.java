@@ -96,21 +96,10 @@ public final class Report
         root.put("run", runOut);
 
         final Map<String, Object> overall = Json.object();
-        overall.put("utilization", r(a.all.utilization(), 4));
-        overall.put("allocativeEfficiency", r(a.all.efficiency(), 4));
-        overall.put("realizedSurplus", r(a.realizedSurplusCurrency, 2));
-        overall.put("maxSurplus", r(a.maxSurplusCurrency, 2));
-        overall.put("efficiencyMethod", "samples every " + Analysis.EFFICIENCY_STEP_MS / 60_000 + " min of market time; per market, "
-            + "demand (open jobs' GPUs at their value) sorted high to low against supply (online offered or leased GPUs at "
-            + "their owner's cost) sorted low to high, positive pairs summed = maximum; realized = running leases' GPUs x "
-            + "(renter value - owner cost); efficiency = sum realized / sum maximum");
-        overall.put("machines", a.all.machines);
-        overall.put("gpus", a.all.gpus);
-        overall.put("leasedGpuHours", r(a.all.leasedGpuHours, 2));
-        overall.put("availableGpuHours", r(a.all.availableGpuHours, 2));
-        overall.put("fills", a.all.fills);
-        overall.put("gpusTraded", a.all.gpusTraded);
-        overall.put("vwap", r(a.all.vwap, 4));
+        figures(overall, a.all);
+        overall.put("efficiencyMethod", EFFICIENCY_METHOD);
+        overall.put("utilizationMethod", UTILIZATION_METHOD);
+        overall.put("vwapMethod", "sum of price x GPU-hours over leases / leased GPU-hours");
         root.put("overall", overall);
 
         final List<Object> markets = new ArrayList<>();
@@ -118,23 +107,13 @@ public final class Report
         {
             final Map<String, Object> m = Json.object();
             m.put("market", f.market);
-            m.put("machines", f.machines);
-            m.put("gpus", f.gpus);
-            m.put("utilization", r(f.utilization(), 4));
-            m.put("leasedGpuHours", r(f.leasedGpuHours, 2));
-            m.put("availableGpuHours", r(f.availableGpuHours, 2));
-            m.put("fills", f.fills);
-            m.put("gpusTraded", f.gpusTraded);
-            m.put("vwap", r(f.vwap, 4));
+            figures(m, f);
             m.put("minPrice", r(f.minPrice, 4));
             m.put("maxPrice", r(f.maxPrice, 4));
             m.put("peerReference", f.peerPrice);
             m.put("onDemandReference", f.onDemandPrice);
             m.put("vwapOverPeer", r(f.vwap / f.peerPrice, 4));
             m.put("spotDiscount", r(f.spotDiscount(), 4));
-            m.put("allocativeEfficiency", r(f.efficiency(), 4));
-            m.put("realizedSurplus", r(f.realizedSurplus, 2));
-            m.put("maxSurplus", r(f.maxSurplus, 2));
             markets.add(m);
         }
         root.put("markets", markets);
@@ -149,8 +128,12 @@ public final class Report
         p.put("interruptedWithoutNotice", a.withoutNotice);
         p.put("withoutNoticeMachineFailed", a.offlineMachineFailed);
         p.put("withoutNoticeHeartbeatLapse", a.offlineHeartbeatLapse);
-        p.put("noticeAfterEnd", a.noticeAfterEnd);
-        p.put("workLostGpuHours", r(a.lostGpuHours, 3));
+        p.put("graceMs", a.graceMs);
+        p.put("noticeCheckFailures", a.noticeCheckFailures);
+        p.put("noticedLessThanGrace", a.noticeShort);
+        p.put("workLostGpuHours", r(a.lostGpuHours + a.deadGpuHours, 3));
+        p.put("workLostSinceCheckpointGpuHours", r(a.lostGpuHours, 3));
+        p.put("deadMachineGpuHours", r(a.deadGpuHours, 3));
         p.put("workSavedByNoticeGpuHours", r(a.savedGpuHours, 3));
         p.put("machineFailures", a.machineFailures);
         p.put("machineOfflineWithoutFailure", a.machineOfflineWithoutFailure);
@@ -206,6 +189,33 @@ public final class Report
         return root;
     }
 
+    static final String EFFICIENCY_METHOD = "(value of the work done - owners' cost of the leased GPU-hours) / an upper bound: "
+        + "per market, a linear program over at most 24 time slots of whole hours (simplex method, the ojalgo library) with "
+        + "each job's arrival, work, value and gang size (jobs pooled by value tier, values rounded up and costs down by at "
+        + "most 5 %) against the online GPU-hours of the fleet at their owners' costs; see simulator/README.md";
+    static final String UTILIZATION_METHOD = "GPU-hours of leases that did work kept by a job / GPU-hours the whole fleet was "
+        + "online; offeredUtilization: the same over GPU-hours online with an open ask (plus leased time outside one)";
+
+    private static void figures(final Map<String, Object> m, final Analysis.MarketFigures f)
+    {
+        m.put("machines", f.machines);
+        m.put("gpus", f.gpus);
+        m.put("efficiency", r(f.efficiency(), 4));
+        m.put("realizedSurplus", r(f.realizedSurplus(), 2));
+        m.put("workValue", r(f.workValue, 2));
+        m.put("leasedCost", r(f.leasedCost, 2));
+        m.put("surplusBound", r(f.surplusBound, 2));
+        m.put("utilization", r(f.utilization(), 4));
+        m.put("offeredUtilization", r(f.offeredUtilization(), 4));
+        m.put("usefulGpuHours", r(f.usefulGpuHours, 2));
+        m.put("leasedGpuHours", r(f.leasedGpuHours, 2));
+        m.put("onlineGpuHours", r(f.onlineGpuHours, 2));
+        m.put("offeredGpuHours", r(f.offeredGpuHours, 2));
+        m.put("fills", f.fills);
+        m.put("gpusTraded", f.gpusTraded);
+        m.put("vwapPerGpuHour", r(f.vwap, 4));
+    }
+
     private static List<Object> list(final double[] v, final int decimals)
     {
         final List<Object> l = new ArrayList<>();
@@ -216,11 +226,12 @@ public final class Report
         return l;
     }
 
-    /** Writes report.json, the charts and report.html into {@code dir}; returns report.html's path. */
+    /** Writes report.json, the records (CSV), the charts and report.html into {@code dir}; returns report.html's path. */
     public Path write(final Path dir) throws IOException
     {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("report.json"), Json.write(toJson()), StandardCharsets.UTF_8);
+        Export.write(a, dir);
         final List<String> charts = Charts.write(a, outage, dir);
         final Path html = dir.resolve("report.html");
         Files.writeString(html, html(charts), StandardCharsets.UTF_8);
@@ -249,6 +260,10 @@ public final class Report
         if (ms < 0)
         {
             return "-";
+        }
+        if (ms < 60_000)
+        {
+            return String.format(Locale.ROOT, "%.0f s", ms / 1000.0);
         }
         if (ms < 3_600_000)
         {
@@ -291,15 +306,18 @@ public final class Report
             .append(pct(a.all.utilization())).append("</th><th>").append(num(a.all.fills)).append("</th><th>")
             .append(num(a.all.gpusTraded)).append("</th><th>").append(money(a.all.vwap)).append("</th><th></th><th></th><th></th><th>")
             .append(pct(a.all.efficiency())).append("</th></tr></table>\n");
-        h.append("<p><b>Market efficiency</b> (allocative) ").append(pct(a.all.efficiency())).append(": realized surplus $")
-            .append(String.format(Locale.ROOT, "%,.0f", a.realizedSurplusCurrency)).append(" of a maximum $")
-            .append(String.format(Locale.ROOT, "%,.0f", a.maxSurplusCurrency))
-            .append(". Method: every ").append(Analysis.EFFICIENCY_STEP_MS / 60_000).append(" minutes of market time, per market, ")
-            .append("the GPUs wanted by open jobs (at each job's private value) are sorted from the highest value down, the GPUs ")
-            .append("offered or leased on online machines (at each owner's cost) from the lowest cost up; pairing them while value ")
-            .append("exceeds cost gives the maximum surplus (gang and region constraints ignored: an upper bound). The realized ")
-            .append("surplus sums, over the leases running at that moment, GPUs times (value minus cost). The terms are defined ")
-            .append("under <a href=\"#terms\">Terms</a> at the end.</p>\n");
+        h.append("<p><b>Market efficiency</b> ").append(pct(a.all.efficiency())).append(": realized surplus $")
+            .append(String.format(Locale.ROOT, "%,.0f", a.all.realizedSurplus())).append(" (value of the work done $")
+            .append(String.format(Locale.ROOT, "%,.0f", a.all.workValue)).append(" - cost of the leased GPU-hours $")
+            .append(String.format(Locale.ROOT, "%,.0f", a.all.leasedCost)).append(") of an upper bound $")
+            .append(String.format(Locale.ROOT, "%,.0f", a.all.surplusBound)).append(". Method: ").append(escape(EFFICIENCY_METHOD))
+            .append(".</p>\n<p><b>GPU utilization</b> ").append(pct(a.all.utilization())).append(" of the online fleet (")
+            .append(String.format(Locale.ROOT, "%,.0f of %,.0f GPU-hours", a.all.usefulGpuHours, a.all.onlineGpuHours))
+            .append("), ").append(pct(a.all.offeredUtilization())).append(" of the offered GPU-hours (")
+            .append(String.format(Locale.ROOT, "%,.0f", a.all.offeredGpuHours)).append("); ")
+            .append(String.format(Locale.ROOT, "%,.0f", a.all.leasedGpuHours)).append(" GPU-hours were leased. ")
+            .append("The per-job, per-lease and per-machine records behind every figure are in jobs.csv, leases.csv and ")
+            .append("machines.csv. The terms are defined under <a href=\"#terms\">Terms</a> at the end.</p>\n");
 
         for (final String chart : charts)
         {
@@ -317,8 +335,12 @@ public final class Report
         row(h, "&nbsp;&nbsp;without notice", Labels.counts(a.withoutNotice));
         row(h, "&nbsp;&nbsp;&nbsp;&nbsp;machine failed", num(a.offlineMachineFailed));
         row(h, "&nbsp;&nbsp;&nbsp;&nbsp;heartbeats late (not a failure)", num(a.offlineHeartbeatLapse));
+        row(h, "notice check (full grace of " + duration(a.graceMs) + " before every interruption of a working machine)",
+            a.noticeCheckFailures == 0 ? "holds" : num(a.noticeCheckFailures) + " FAILURES (" + num(a.noticeShort)
+                + " noticed late)");
         row(h, "work saved by checkpointing on notice", String.format(Locale.ROOT, "%,.1f GPU-hours", a.savedGpuHours));
-        row(h, "work lost (no notice)", String.format(Locale.ROOT, "%,.1f GPU-hours", a.lostGpuHours));
+        row(h, "work lost", String.format(Locale.ROOT, "%,.1f GPU-hours (%,.1f since the last checkpoint, %,.1f on broken "
+            + "machines before the exchange noticed)", a.lostGpuHours + a.deadGpuHours, a.lostGpuHours, a.deadGpuHours));
         row(h, "machine failures / owner reclaims", num(a.machineFailures) + " / " + num(a.reclaims));
         h.append("</table>\n<h2>Jobs</h2>\n<table>");
         row(h, "jobs", num(a.jobs));
@@ -349,29 +371,32 @@ public final class Report
     /** Every term the report uses, defined once (the simulator's README has the same list). */
     static final List<String[]> GLOSSARY = List.of(
         new String[] {"Market", "One GPU class (H100, A100-80G, ...): its own order book, its own prices."},
-        new String[] {"Market time", "The exchange's clock. The demo runs it faster than the wall clock (x1440 by default: a "
-            + "market day in a wall minute); the simulation runs it as fast as the engine goes."},
+        new String[] {"Market time", "The exchange's clock. The demo runs it faster than the wall clock (x240 by default: an "
+            + "hour of market in 15 s of wall time); the simulation runs it as fast as the engine goes."},
         new String[] {"Fill", "A trade: a bid matched with an ask, for some GPUs at one price; it starts a lease."},
-        new String[] {"VWAP", "Volume-weighted average price: the sum of price times GPUs over every fill, divided by the GPUs "
-            + "traded, in $ per GPU-hour; per market, overall, and per time bucket on the charts."},
+        new String[] {"VWAP", "Volume-weighted average price per GPU-hour: the sum of price times GPU-hours over every lease, "
+            + "divided by the GPU-hours leased; per market, overall, and per time bucket on the charts."},
         new String[] {"Peer reference", "The price a GPU class rents for on today's peer-to-peer (\"community cloud\") "
             + "markets, a rounded 2025 figure fixed per class; owners' costs and renters' values are drawn around it."},
         new String[] {"On-demand cloud", "The price of the same GPU from a large cloud provider, on demand: what a renter "
             + "would otherwise pay."},
         new String[] {"Spot discount", "1 - VWAP / on-demand cloud price: how much cheaper the spot market was."},
-        new String[] {"GPU utilization", "GPU-hours leased over GPU-hours available (machines online with an open ask, "
-            + "plus leased time outside one)."},
-        new String[] {"Market efficiency", "Allocative efficiency: the surplus the market realized (over running leases, "
-            + "GPUs times the renter's value minus the owner's cost) over the most any allocation could have realized "
-            + "(highest values paired with lowest costs), sampled every " + Analysis.EFFICIENCY_STEP_MS / 60_000
-            + " minutes of market time. 100 % means no better assignment of GPUs to jobs existed."},
+        new String[] {"GPU utilization", "GPU-hours of leases that did work a job kept, over the GPU-hours the whole fleet "
+            + "was online; the offered figure divides by the GPU-hours online with an open ask instead."},
+        new String[] {"Market efficiency", "The surplus the market realized (the value of the work done minus the owners' "
+            + "cost of every leased GPU-hour) over an upper bound on the surplus any allocation could have realized (a linear "
+            + "program over hour slots with each job's arrival, work, value and gang size)."},
         new String[] {"Book depth", "The GPUs offered (asks) or wanted (bids) on the best 20 price levels of a market's book."},
         new String[] {"Preemption notice", "Warning that a lease will end after the grace period: a higher bid took its GPUs "
             + "(outbid), the owner took the machine back (owner reclaim), or the renter ran out of money (insufficient funds)."},
         new String[] {"Interrupted", "A lease ended by anything but its renter or its expiry. With a notice first the job "
-            + "checkpoints; without one (only when the machine goes offline) it loses the work since its last checkpoint."},
+            + "checkpoints and keeps working until the notice takes effect; without one (only when the machine goes offline) "
+            + "it loses the work since its last checkpoint."},
         new String[] {"Work saved", "GPU-hours of work that a checkpoint taken on a notice kept from being lost."},
-        new String[] {"Work lost", "GPU-hours of work since the last checkpoint, lost when a lease ended without notice."},
+        new String[] {"Work lost", "GPU-hours of work since the last checkpoint, lost when a lease stopped working, plus the "
+            + "GPU-hours leased on a broken machine before the exchange took it offline."},
+        new String[] {"Notice check", "Every lease ended by anything but its renter or its expiry, on a machine that had not "
+            + "broken, had a preemption notice the market's full grace period before its end."},
         new String[] {"Bid to lease", "Market time from a job's first bid to its first lease (p50 / p90 / p99: the 50th, 90th "
             + "and 99th percentile)."},
         new String[] {"Readiness", "In the workload lane, the wall time from the renter hearing its lease start to it "
@@ -439,16 +464,23 @@ public final class Report
         }
         s.append(String.format(Locale.ROOT, "%-15s %5d %11s %8d %8d %9s %9s %9s %9s %10s%n%n", "all markets", a.all.gpus,
             pct(a.all.utilization()), a.all.fills, a.all.gpusTraded, money(a.all.vwap), "", "", "", pct(a.all.efficiency())));
-        line(s, "market efficiency", String.format(Locale.ROOT, "%s (realized surplus $%,.0f of a possible $%,.0f)",
-            pct(a.all.efficiency()), a.realizedSurplusCurrency, a.maxSurplusCurrency));
-        line(s, "GPU utilization", String.format(Locale.ROOT, "%s (%,.0f of %,.0f GPU-hours online with an open ask)",
-            pct(a.all.utilization()), a.all.leasedGpuHours, a.all.availableGpuHours));
+        line(s, "market efficiency", String.format(Locale.ROOT, "%s (work worth $%,.0f - leased GPU-hours costing $%,.0f = "
+            + "$%,.0f, of an upper bound $%,.0f)", pct(a.all.efficiency()), a.all.workValue, a.all.leasedCost,
+            a.all.realizedSurplus(), a.all.surplusBound));
+        line(s, "GPU utilization", String.format(Locale.ROOT, "%s of the online fleet (%,.0f GPU-hours did work of %,.0f online); "
+            + "%s of the offered (%,.0f); %,.0f leased", pct(a.all.utilization()), a.all.usefulGpuHours, a.all.onlineGpuHours,
+            pct(a.all.offeredUtilization()), a.all.offeredGpuHours, a.all.leasedGpuHours));
         line(s, "leases", String.format(Locale.ROOT, "%,d started; notices: %s", a.leasesStarted, Labels.counts(a.notices)));
         line(s, "preemptions", String.format(Locale.ROOT, "%,d interrupted, %,d with notice first; without notice: %s "
                 + "(machine failed %d, heartbeats late %d)", a.interrupted, a.interruptedWithNotice, Labels.counts(a.withoutNotice),
             a.offlineMachineFailed, a.offlineHeartbeatLapse));
+        line(s, "notice check", a.noticeCheckFailures == 0
+            ? String.format(Locale.ROOT, "holds: every interruption of a working machine noticed %s ahead", duration(a.graceMs))
+            : String.format(Locale.ROOT, "FAILED: %,d interruptions of working machines without the full %s notice (%,d noticed "
+                + "late, %,d heartbeats late)", a.noticeCheckFailures, duration(a.graceMs), a.noticeShort, a.offlineHeartbeatLapse));
         line(s, "work", String.format(Locale.ROOT, "%,.1f GPU-hours done; %,.1f saved by checkpoint on notice; %,.1f lost "
-            + "(no notice)", a.workDoneGpuHours, a.savedGpuHours, a.lostGpuHours));
+            + "(%,.1f since checkpoints, %,.1f on broken machines)", a.workDoneGpuHours, a.savedGpuHours, a.lostGpuHours + a.deadGpuHours,
+            a.lostGpuHours, a.deadGpuHours));
         line(s, "jobs", String.format(Locale.ROOT, "%,d: %s", a.jobs, Labels.counts(a.jobOutcomes)));
         line(s, "bid to lease", String.format(Locale.ROOT, "p50 %s, p90 %s, p99 %s (market time)", duration(a.waitP50Ms),
             duration(a.waitP90Ms), duration(a.waitP99Ms)));

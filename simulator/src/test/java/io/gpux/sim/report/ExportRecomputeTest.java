@@ -1,0 +1,199 @@
+package io.gpux.sim.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpux.sim.DemoRun;
+import io.gpux.sim.RunOutcome;
+import io.gpux.sim.SimRun;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A short simulated market's jobs.csv, leases.csv and machines.csv give back, recomputed here from the
+ * files alone, every overall figure of report.json: efficiency (with the bound solved again from the
+ * files), utilization of the fleet and of the offered GPU-hours, VWAP per GPU-hour, lost work and the
+ * notice check.
+ */
+class ExportRecomputeTest
+{
+    private static final double HOUR = 3_600_000.0;
+
+    private static List<CSVRecord> read(final Path file) throws Exception
+    {
+        try (Reader r = Files.newBufferedReader(file))
+        {
+            return CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).get().parse(r).getRecords();
+        }
+    }
+
+    /** Parsed {@code from/to;...}; an open end is {@code close}. */
+    private static List<long[]> intervals(final String s, final long close)
+    {
+        final List<long[]> list = new ArrayList<>();
+        if (s.isEmpty())
+        {
+            return list;
+        }
+        for (final String part : s.split(";"))
+        {
+            final String[] ft = part.split("/");
+            final long to = Long.parseLong(ft[1]);
+            list.add(new long[] {Long.parseLong(ft[0]), to < 0 ? close : to});
+        }
+        return list;
+    }
+
+    private static long overlap(final List<long[]> a, final long from, final long to)
+    {
+        long total = 0;
+        for (final long[] i : a)
+        {
+            total += Math.max(0, Math.min(i[1], to) - Math.max(i[0], from));
+        }
+        return total;
+    }
+
+    private static double number(final Map<String, Object> m, final String key)
+    {
+        return ((Number)m.get(key)).doubleValue();
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void everyOverallFigureComesBackFromTheCsvFiles(@TempDir final Path dir) throws Exception
+    {
+        final RunOutcome outcome = SimRun.run(new SimRun.Options(5, 60, 0.5, DemoRun.DEFAULT_FAILURE_ACCEL * 5,
+            DemoRun.DEFAULT_RECLAIMS_PER_DAY, DemoRun.DEFAULT_LOAD, dir), null);
+        @SuppressWarnings("unchecked")
+        final Map<String, Object> json = (Map<String, Object>)Json.parse(Files.readString(dir.resolve("report.json")));
+        @SuppressWarnings("unchecked")
+        final Map<String, Object> run = (Map<String, Object>)json.get("run");
+        @SuppressWarnings("unchecked")
+        final Map<String, Object> overall = (Map<String, Object>)json.get("overall");
+        @SuppressWarnings("unchecked")
+        final Map<String, Object> preemptions = (Map<String, Object>)json.get("preemptions");
+        final long open = Instant.parse((String)run.get("marketOpen")).toEpochMilli();
+        final long close = Instant.parse((String)run.get("marketClose")).toEpochMilli();
+        final long grace = ((Number)run.get("graceMs")).longValue();
+
+        final Map<Long, CSVRecord> machines = new HashMap<>();
+        final Map<String, SurplusBound> bounds = new HashMap<>();
+        double online = 0;
+        double offered = 0;
+        for (final CSVRecord m : read(dir.resolve("machines.csv")))
+        {
+            machines.put(Long.parseLong(m.get("machineId")), m);
+            final int gpus = Integer.parseInt(m.get("gpus"));
+            final List<long[]> on = intervals(m.get("online"), close);
+            final List<long[]> listed = intervals(m.get("listed"), close);
+            online += gpus * overlap(on, open, close) / HOUR;
+            for (final long[] i : on)
+            {
+                offered += gpus * overlap(listed, Math.max(i[0], open), Math.min(i[1], close)) / HOUR;
+                bounds.computeIfAbsent(m.get("market"), k -> SurplusBound.forWindow(open, close))
+                    .online(i[0], Math.min(i[1], close), gpus, Double.parseDouble(m.get("cost")));
+            }
+        }
+        double workValue = 0;
+        for (final CSVRecord j : read(dir.resolve("jobs.csv")))
+        {
+            final double value = Double.parseDouble(j.get("value"));
+            final int gpus = Integer.parseInt(j.get("gpus"));
+            workValue += value * Long.parseLong(j.get("doneGpuMs")) / HOUR;
+            final SurplusBound b = bounds.computeIfAbsent(j.get("market"), k -> SurplusBound.forWindow(open, close));
+            if ("BATCH".equals(j.get("outcome")))
+            {
+                b.job(open, gpus * (close - open) / HOUR, gpus, value);
+            }
+            else
+            {
+                b.job(Long.parseLong(j.get("arrivalMs")), gpus * Long.parseLong(j.get("workMs")) / HOUR, gpus, value);
+            }
+        }
+        double leased = 0;
+        double leasedCost = 0;
+        double notional = 0;
+        double useful = 0;
+        double lost = 0;
+        double dead = 0;
+        long noticeFailures = 0;
+        for (final CSVRecord l : read(dir.resolve("leases.csv")))
+        {
+            final long start = Long.parseLong(l.get("startMs"));
+            if (start < 0)
+            {
+                continue;
+            }
+            final long endMs = Long.parseLong(l.get("endMs"));
+            final int gpus = Integer.parseInt(l.get("gpus"));
+            final CSVRecord m = machines.get(Long.parseLong(l.get("machineId")));
+            if ("owner".equals(l.get("side")))
+            {
+                final long s = Math.max(start, open);
+                final long e = endMs < 0 ? close : Math.min(endMs, close);
+                if (e > s && m != null)
+                {
+                    leased += gpus * (e - s) / HOUR;
+                    leasedCost += Double.parseDouble(m.get("cost")) * gpus * (e - s) / HOUR;
+                    notional += Long.parseLong(l.get("priceTicks")) / 10_000.0 * gpus * (e - s) / HOUR;
+                    offered += gpus * ((e - s) - overlap(intervals(m.get("listed"), close), s, e)) / HOUR;
+                }
+                continue;
+            }
+            useful += Long.parseLong(l.get("usefulGpuMs")) / HOUR;
+            if (start >= close)
+            {
+                continue;
+            }
+            lost += Long.parseLong(l.get("lostGpuMs")) / HOUR;
+            dead += Long.parseLong(l.get("deadGpuMs")) / HOUR;
+            final String end = l.get("endReason");
+            if (end.isEmpty() || "RELEASED".equals(end) || "EXPIRED".equals(end))
+            {
+                continue;
+            }
+            final boolean broken = m != null && overlap(intervals(m.get("broken"), close), start, endMs + 1) > 0;
+            final long notice = Long.parseLong(l.get("noticeMs"));
+            final long release = Long.parseLong(l.get("releaseMs"));
+            final boolean handedOver = release >= 0 && release <= endMs;
+            if (!broken && (notice < 0 || (!handedOver && endMs - notice < grace)))
+            {
+                noticeFailures++;
+            }
+        }
+        double bound = 0;
+        for (final SurplusBound b : bounds.values())
+        {
+            bound += b.solve();
+        }
+
+        assertTrue(leased > 0 && useful > 0 && dead > 0, "a market with leases, work and a machine failure under a lease");
+        assertEquals(number(overall, "workValue"), workValue, 0.01);
+        assertEquals(number(overall, "leasedCost"), leasedCost, 0.01);
+        assertEquals(number(overall, "surplusBound"), bound, 0.01);
+        assertEquals(number(overall, "efficiency"), (workValue - leasedCost) / bound, 1e-4);
+        assertEquals(number(overall, "usefulGpuHours"), useful, 0.01);
+        assertEquals(number(overall, "onlineGpuHours"), online, 0.01);
+        assertEquals(number(overall, "offeredGpuHours"), offered, 0.01);
+        assertEquals(number(overall, "utilization"), useful / online, 1e-4);
+        assertEquals(number(overall, "offeredUtilization"), useful / offered, 1e-4);
+        assertEquals(number(overall, "vwapPerGpuHour"), notional / leased, 1e-4);
+        assertEquals(number(preemptions, "workLostSinceCheckpointGpuHours"), lost, 0.001);
+        assertEquals(number(preemptions, "deadMachineGpuHours"), dead, 0.001);
+        assertEquals(((Number)preemptions.get("noticeCheckFailures")).longValue(), noticeFailures);
+        assertEquals(noticeFailures == 0, outcome.ok(), "the checks fail exactly when the notice check does: " + outcome.checks());
+    }
+}

@@ -1,0 +1,81 @@
+package io.gpux.sim.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The surplus bound's linear program on markets small enough to solve by hand. */
+class SurplusBoundTest
+{
+    private static final long H = 3_600_000L;
+    /** Hour slots, tiers of 0.01 %: values are rounded up and costs down by at most that much. */
+    private static final double TIERS = 0.001;
+
+    private static SurplusBound fourHours()
+    {
+        return new SurplusBound(0, 4 * H, H, 1.0001);
+    }
+
+    @Test
+    void jobsShareAMachineByValueWithinTheirGangSizeAndArrival()
+    {
+        // one 2-GPU machine at cost 1 for 4 hours; A: value 3, 1 GPU, 4 GPU-hours from hour 0;
+        // C: value 2, at most 2 GPUs, 2 GPU-hours, arrives at hour 2. A can only use 1 GPU an hour, so it runs
+        // all 4 hours; C takes the other GPU in hours 2 and 3: 4 x (3 - 1) + 2 x (2 - 1) = 10.
+        final SurplusBound b = fourHours();
+        b.online(0, 4 * H, 2, 1.0);
+        b.job(0, 4, 1, 3.0);
+        b.job(2 * H, 2, 2, 2.0);
+        final double bound = b.solve();
+        assertTrue(bound >= 10 - 1e-6, "an upper bound: " + bound);
+        assertEquals(10, bound, 10 * TIERS);
+    }
+
+    @Test
+    void aJobCannotUseCapacityBeforeItArrivesNorWorkMoreThanItNeeds()
+    {
+        // the machine is online for hours 0-2 only; the job arrives at hour 2: nothing can be done
+        final SurplusBound late = fourHours();
+        late.online(0, 2 * H, 8, 1.0);
+        late.job(2 * H, 100, 8, 5.0);
+        assertEquals(0, late.solve(), 1e-9);
+        // 8 GPUs for 4 hours but only 3 GPU-hours of work worth 5, cost 1: 3 x 4 = 12
+        final SurplusBound small = fourHours();
+        small.online(0, 4 * H, 8, 1.0);
+        small.job(0, 3, 8, 5.0);
+        assertEquals(12, small.solve(), 12 * TIERS);
+        // a value below cost never trades
+        final SurplusBound below = fourHours();
+        below.online(0, 4 * H, 8, 2.0);
+        below.job(0, 10, 8, 1.0);
+        assertEquals(0, below.solve(), 1e-9);
+    }
+
+    @Test
+    void cheaperMachinesServeFirst()
+    {
+        // two 1-GPU machines, cost 1 and cost 4, one hour; two 1-GPU jobs worth 5 and 3, one GPU-hour each.
+        // Best: both run, (5 + 3) - (1 + 4) = 3; running only the 5 on the cheap one gives 4, which is better.
+        final SurplusBound b = new SurplusBound(0, H, H, 1.0001);
+        b.online(0, H, 1, 1.0);
+        b.online(0, H, 1, 4.0);
+        b.job(0, 1, 1, 5.0);
+        b.job(0, 1, 1, 3.0);
+        assertEquals(4, b.solve(), 4 * TIERS);
+    }
+
+    @Test
+    void aWeekIsSolvedInSevenHourSlotsWithCoarserTiersAndStaysABound()
+    {
+        final SurplusBound week = SurplusBound.forWindow(0, 168 * H);
+        assertEquals(24, week.slots());
+        assertEquals(7 * H, week.slotMs());
+        // one 1-GPU job worth 2 arriving at hour 10 with 5 GPU-hours, a 1-GPU machine at cost 1 all week: exactly 5 x 1;
+        // the 7-hour slot lets it start at hour 7, tiers of 5 % round 2 up and 1 down
+        week.online(0, 168 * H, 1, 1.0);
+        week.job(10 * H, 5, 1, 2.0);
+        final double bound = week.solve();
+        assertTrue(bound >= 5 - 1e-6 && bound <= 5 * (2 * SurplusBound.TIER - 1 / SurplusBound.TIER) + 1e-6, "bound " + bound);
+    }
+}
