@@ -56,9 +56,10 @@ import java.util.stream.Stream;
  * Does serving the past stall the present? A real {@link Exchange} on a fresh data directory is given a long
  * history (deposits spread over many accounts: most busy, a few quiet ones whose events lie far apart through
  * the whole journal), then a probe client places IOC bids at a fixed rate, open loop, and the round trip from
- * when each bid was due to its fill coming back is measured in three phases: (a) nothing else; (b) clients
- * logging in again and again with last seq 0, so the egress resends those accounts' whole histories; (c)
- * portfolio queries, at a high rate, of an owner and a renter with many machines and leases. Each second the
+ * when each bid was due to its fill coming back is measured in four phases: nothing else; clients logging in
+ * and out again and again, live (the control for the next phase); the same clients logging in with last seq 0,
+ * so the egress resends those accounts' whole histories; portfolio queries, at a high rate, of an owner and a
+ * renter with many machines and leases. Each second the
  * exchange's metrics endpoint is read for the core's batch time (one batch in 16 timed, the window's maximum)
  * and the resends in progress. Both thread layouts are run: SHARED (core and egress on the gateway's event
  * loop, the default) and DEDICATED, the second on the same data directory after a restart.
