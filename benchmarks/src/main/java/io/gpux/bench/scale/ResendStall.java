@@ -1,0 +1,685 @@
+package io.gpux.bench.scale;
+
+import io.gpux.bench.LatencyLine;
+import io.gpux.client.ClientListener;
+import io.gpux.client.GpuxClient;
+import io.gpux.engine.pipeline.Durability;
+import io.gpux.gateway.Exchange;
+import io.gpux.proto.v1.AccountEvent;
+import io.gpux.proto.v1.Configure;
+import io.gpux.proto.v1.CreateAccount;
+import io.gpux.proto.v1.CreateKey;
+import io.gpux.proto.v1.CreateMarket;
+import io.gpux.proto.v1.Deposit;
+import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.Fill;
+import io.gpux.proto.v1.MachineHeartbeat;
+import io.gpux.proto.v1.PlaceAsk;
+import io.gpux.proto.v1.PlaceBid;
+import io.gpux.proto.v1.Portfolio;
+import io.gpux.proto.v1.Reason;
+import io.gpux.proto.v1.RegisterMachine;
+import io.gpux.proto.v1.ResendComplete;
+import io.gpux.proto.v1.Response;
+import io.gpux.proto.v1.Role;
+import io.gpux.proto.v1.TimeInForce;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * Does serving the past stall the present? A real {@link Exchange} on a fresh data directory is given a long
+ * history (deposits spread over many accounts: most busy, a few quiet ones whose events lie far apart through
+ * the whole journal), then a probe client places IOC bids at a fixed rate, open loop, and the round trip from
+ * when each bid was due to its fill coming back is measured in four phases: nothing else; clients logging in
+ * and out again and again, live (the control for the next phase); the same clients logging in with last seq 0,
+ * so the egress resends those accounts' whole histories; portfolio queries, at a high rate, of an owner and a
+ * renter with many machines and leases. Each second the
+ * exchange's metrics endpoint is read for the core's batch time (one batch in 16 timed, the window's maximum)
+ * and the resends in progress. Both thread layouts are run: SHARED (core and egress on the gateway's event
+ * loop, the default) and DEDICATED, the second on the same data directory after a restart.
+ *
+ * <p>Prints a summary per layout and phase and, last, one line of JSON with every figure.
+ */
+@CommandLine.Command(name = "bench-resend-stall", mixinStandardHelpOptions = true)
+public final class ResendStall implements Callable<Integer>
+{
+    private static final String PROBE_MARKET = "PROBE";
+    private static final String FLEET_MARKET = "FLEET";
+    private static final long PRICE = 10_000;
+    private static final long STALL_NS = 1_000_000;
+    /** Nothing else; the same logins as the resends but live (last seq -1), to tell the logins' cost from the resends'; resends; portfolio queries. */
+    private static final String[] PHASES = {"idle", "logins", "resends", "portfolios"};
+
+    @Option(names = "--accounts", description = "accounts the history is spread over (default ${DEFAULT-VALUE})")
+    int accounts = 10_000;
+
+    @Option(names = "--events", description = "deposits in the history, one account event each (default ${DEFAULT-VALUE})")
+    int events = 2_000_000;
+
+    @Option(names = "--quiet", description = "quiet accounts: few events each, spread through the whole journal " +
+        "(default ${DEFAULT-VALUE})")
+    int quiet = 10;
+
+    @Option(names = "--quiet-events", description = "events of each quiet account (default ${DEFAULT-VALUE})")
+    int quietEvents = 20;
+
+    @Option(names = "--seconds", description = "measured seconds of each phase (default ${DEFAULT-VALUE})")
+    int seconds = 30;
+
+    @Option(names = "--resenders", description = "clients logging in with last seq 0 over and over in the resend " +
+        "phase, half on quiet accounts, half on busy ones (default ${DEFAULT-VALUE})")
+    int resenders = 8;
+
+    @Option(names = "--fleet", description = "machines, each leased, of the account whose portfolio is queried " +
+        "(default ${DEFAULT-VALUE})")
+    int fleet = 200;
+
+    @Option(names = "--query-rate", description = "portfolio queries per second in the query phase (default ${DEFAULT-VALUE})")
+    int queryRate = 2_000;
+
+    @Option(names = "--probe-rate", description = "the probe's bids per second (default ${DEFAULT-VALUE})")
+    int probeRate = 1_000;
+
+    @Option(names = "--threads", description = "SHARED, DEDICATED or BOTH (default ${DEFAULT-VALUE})")
+    Layouts layouts = Layouts.BOTH;
+
+    @Option(names = "--json", description = "also write the JSON line to this file")
+    Path json;
+
+    enum Layouts
+    {
+        SHARED, DEDICATED, BOTH
+    }
+
+    /** One phase of one layout. */
+    public record Phase(String layout, String phase, Histogram probeNs, long probeErrors, Histogram batchMaxNs,
+        long secondsWithBatchOver1ms, long logins, long eventsResent, long maxResendsInProgress,
+        long queriesAnswered)
+    {
+    }
+
+    /** What a run found: its settings and phases, and the JSON line printed. */
+    public record Result(long historyEvents, double historySeconds, List<Phase> phases, String json)
+    {
+    }
+
+    Result result;
+
+    public static void main(final String[] args)
+    {
+        System.exit(new CommandLine(new ResendStall()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        if (quiet < 1 || resenders < 1 || accounts <= quiet + resenders || events < accounts || seconds < 1 ||
+            fleet < 1 || queryRate < 1 || probeRate < 1)
+        {
+            System.err.println("need --quiet, --resenders, --fleet, --seconds and the rates of at least 1, more " +
+                "--accounts than --quiet plus --resenders, and at least as many --events as --accounts");
+            return 2;
+        }
+        final Path data = Files.createTempDirectory("gpux-resend-stall");
+        // the probe has an event loop of its own, so that the load's clients do not delay its fills
+        final EventLoopGroup loops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        final EventLoopGroup probeLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try
+        {
+            final List<Phase> phases = new ArrayList<>();
+            Keys keys = null;
+            long historyEvents = 0;
+            double historySeconds = 0;
+            for (final boolean shared : layouts == Layouts.BOTH ? new boolean[] {true, false} :
+                new boolean[] {layouts == Layouts.SHARED})
+            {
+                try (Exchange exchange = Exchange.start(new Exchange.Context().dataDir(data).port(0)
+                    .durability(Durability.ASYNC).snapshotEvery(0).ratePerSecond(100_000_000).rateBurst(10_000_000)
+                    .maxSessionsPerAccount(1_000).metricsPort(0).sharedLoop(shared).log(line -> { })))
+                {
+                    if (keys == null)
+                    {
+                        final long start = System.nanoTime();
+                        keys = setUp(exchange, loops);
+                        historySeconds = (System.nanoTime() - start) / 1e9;
+                        historyEvents = events;
+                        System.out.printf(Locale.ROOT, "history: %,d deposits over %,d accounts (%d quiet, %d events " +
+                            "each, spread through the journal) in %.1f s; fleet of %d leased machines%n",
+                            events, accounts, quiet, quietEvents, historySeconds, fleet);
+                    }
+                    phases.addAll(measure(exchange, keys, loops, probeLoop, shared ? "SHARED" : "DEDICATED"));
+                }
+            }
+            final String line = json(historyEvents, historySeconds, phases);
+            System.out.println(line);
+            if (json != null)
+            {
+                Files.writeString(json, line + "\n");
+            }
+            result = new Result(historyEvents, historySeconds, phases, line);
+            return 0;
+        }
+        finally
+        {
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            probeLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            try (Stream<Path> files = Files.walk(data))
+            {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /** API keys made during set-up: {keyId, secret} each. */
+    private record Keys(String[] probe, String[] fleetOwner, String[] fleetRenter, List<String[]> resend)
+    {
+    }
+
+    private static GpuxClient.Context context(final Exchange exchange, final String[] key, final EventLoopGroup loops)
+    {
+        return new GpuxClient.Context().host("127.0.0.1").port(exchange.port()).keyId(Long.parseLong(key[0]))
+            .secretHex(key[1]).eventLoopGroup(loops).socketChannelClass(NioSocketChannel.class);
+    }
+
+    private static Response check(final Response r)
+    {
+        if (r.getReason() != Reason.REASON_OK)
+        {
+            throw new IllegalStateException("set-up failed: " + r.getReason() + " " + r.getMessage());
+        }
+        return r;
+    }
+
+    private static String[] account(final GpuxClient admin, final String name, final long deposit, final Role... roles)
+        throws Exception
+    {
+        final Duration t = Duration.ofSeconds(30);
+        final CreateAccount.Builder create = CreateAccount.newBuilder().setName(name);
+        for (final Role role : roles)
+        {
+            create.addRoles(role);
+        }
+        check(admin.call(Envelope.newBuilder().setCreateAccount(create), t));
+        if (deposit > 0)
+        {
+            check(admin.call(Envelope.newBuilder().setDeposit(Deposit.newBuilder().setAccount(name).setAmount(deposit)), t));
+        }
+        final Response key = check(admin.call(Envelope.newBuilder().setCreateKey(CreateKey.newBuilder().setAccount(name)), t));
+        return new String[] {Long.toString(key.getAssignedId()), key.getSecret()};
+    }
+
+    /** Counts the answers to a stream of admin commands, for a window of them in flight. */
+    private static final class Answers implements ClientListener
+    {
+        final AtomicLong answered = new AtomicLong();
+        volatile String firstError;
+
+        @Override
+        public void onResponse(final long requestId, final Response response)
+        {
+            if (response.getReason() != Reason.REASON_OK && firstError == null)
+            {
+                firstError = response.getReason() + " " + response.getMessage();
+            }
+            answered.incrementAndGet();
+        }
+    }
+
+    /**
+     * The markets, the probe (a renter facing one huge ask), the fleet (an owner with {@code fleet} machines,
+     * each leased by one renter) and the history: {@code events} deposits, account by account in turn, with the
+     * quiet accounts' deposits spaced evenly through it.
+     */
+    private Keys setUp(final Exchange exchange, final EventLoopGroup loops) throws Exception
+    {
+        final Duration t = Duration.ofSeconds(30);
+        final Exchange.Key adminKey = exchange.bootstrapKey();
+        final Answers answers = new Answers();
+        try (GpuxClient admin = new GpuxClient(context(exchange,
+            new String[] {Long.toString(adminKey.keyId()), adminKey.secret()}, loops).listener(answers)))
+        {
+            admin.connect();
+            check(admin.call(Envelope.newBuilder().setConfigure(Configure.newBuilder().setHeartbeatTimeoutMs(0)), t));
+            for (final String market : new String[] {PROBE_MARKET, FLEET_MARKET})
+            {
+                check(admin.call(Envelope.newBuilder().setCreateMarket(CreateMarket.newBuilder().setSymbol(market)
+                    .setPreemption(false).setMaxGpusPerOrder(1_000_000)), t));
+            }
+            final String[] probe = account(admin, "probe", 1_000_000_000_000_000L, Role.RENTER);
+            final String[] bigOwner = account(admin, "big-owner", 0, Role.OWNER);
+            final String[] fleetOwner = account(admin, "fleet-owner", 0, Role.OWNER);
+            final String[] fleetRenter = account(admin, "fleet-renter", 1_000_000_000_000_000L, Role.RENTER);
+            try (GpuxClient owner = new GpuxClient(context(exchange, bigOwner, loops)))
+            {
+                owner.connect();
+                final long machine = check(owner.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine
+                    .newBuilder().setName("big").setMarket(PROBE_MARKET).setGpus(1_000_000)), t)).getAssignedId();
+                check(owner.call(Envelope.newBuilder().setMachineHeartbeat(MachineHeartbeat.newBuilder()
+                    .setMachineId(machine)), t));
+                check(owner.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(1)
+                    .setMachineId(machine).setGpus(1_000_000).setPrice(PRICE)), t));
+            }
+            try (GpuxClient owner = new GpuxClient(context(exchange, fleetOwner, loops));
+                 GpuxClient renter = new GpuxClient(context(exchange, fleetRenter, loops)))
+            {
+                owner.connect();
+                renter.connect();
+                for (int m = 0; m < fleet; m++)
+                {
+                    final long machine = check(owner.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine
+                        .newBuilder().setName("fleet-" + m).setMarket(FLEET_MARKET).setGpus(1)), t)).getAssignedId();
+                    check(owner.call(Envelope.newBuilder().setMachineHeartbeat(MachineHeartbeat.newBuilder()
+                        .setMachineId(machine)), t));
+                    check(owner.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(m + 1)
+                        .setMachineId(machine).setGpus(1).setPrice(PRICE)), t));
+                    check(renter.call(Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(m + 1)
+                        .setMarket(FLEET_MARKET).setGpus(1).setPrice(PRICE).setTif(TimeInForce.IOC)), t));
+                }
+            }
+            final String[] names = new String[accounts];
+            final long answeredBefore = answers.answered.get();
+            for (int a = 0; a < accounts; a++)
+            {
+                names[a] = (a < quiet ? "quiet-" : "busy-") + a;
+                while (a - (answers.answered.get() - answeredBefore) > 5_000)
+                {
+                    LockSupport.parkNanos(50_000);
+                }
+                admin.send(Envelope.newBuilder().setCreateAccount(CreateAccount.newBuilder().setName(names[a])
+                    .addRoles(Role.RENTER)));
+            }
+            awaitAnswers(answers, answeredBefore, accounts, "account");
+            // resenders: the even ones on quiet accounts, the odd ones on busy accounts
+            final List<String[]> resend = new ArrayList<>();
+            for (int r = 0; r < resenders; r++)
+            {
+                final String name = r % 2 == 0 ? names[r / 2 % quiet] : names[quiet + r];
+                final Response key = check(admin.call(Envelope.newBuilder().setCreateKey(CreateKey.newBuilder()
+                    .setAccount(name)), t));
+                resend.add(new String[] {Long.toString(key.getAssignedId()), key.getSecret()});
+            }
+            final long quietEvery = Math.max(1, events / Math.max(1, (long)quiet * quietEvents));
+            final long sentBefore = answers.answered.get();
+            int busy = 0;
+            int nextQuiet = 0;
+            for (long i = 0; i < events; i++)
+            {
+                final String to;
+                if (i % quietEvery == 0)
+                {
+                    to = names[nextQuiet];
+                    nextQuiet = (nextQuiet + 1) % quiet;
+                }
+                else
+                {
+                    to = names[quiet + busy];
+                    busy = (busy + 1) % (accounts - quiet);
+                }
+                while (i - (answers.answered.get() - sentBefore) > 5_000)
+                {
+                    LockSupport.parkNanos(50_000);
+                }
+                admin.send(Envelope.newBuilder().setDeposit(Deposit.newBuilder().setAccount(to).setAmount(1)));
+            }
+            awaitAnswers(answers, sentBefore, events, "deposit");
+            return new Keys(probe, fleetOwner, fleetRenter, resend);
+        }
+    }
+
+    private static void awaitAnswers(final Answers answers, final long before, final long count, final String what)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (answers.answered.get() - before < count)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new IllegalStateException("the history's " + what + " commands were not all answered in 120 s");
+            }
+            Thread.sleep(5);
+        }
+        if (answers.firstError != null)
+        {
+            throw new IllegalStateException("a " + what + " command of the set-up was refused: " + answers.firstError);
+        }
+    }
+
+    /** The probe's fills, by order id: latency from when each bid was due. */
+    private static final class Probe implements ClientListener
+    {
+        final long[] due;
+        final int[] phaseOf;
+        final Histogram[] histograms = new Histogram[PHASES.length];
+        final AtomicLong errors = new AtomicLong();
+        final long firstOrderId;
+
+        Probe(final int orders, final long firstOrderId)
+        {
+            due = new long[orders];
+            phaseOf = new int[orders];
+            this.firstOrderId = firstOrderId;
+            for (int p = 0; p < PHASES.length; p++)
+            {
+                histograms[p] = new Histogram(60_000_000_000L, 3);
+            }
+        }
+
+        @Override
+        public void onFill(final AccountEvent event, final Fill fill)
+        {
+            final long now = System.nanoTime();
+            final long i = fill.getOrderId() - firstOrderId;
+            if (i >= 0 && i < due.length && phaseOf[(int)i] >= 0)
+            {
+                histograms[phaseOf[(int)i]].recordValue(Math.min(60_000_000_000L, Math.max(1, now - due[(int)i])));
+            }
+        }
+
+        @Override
+        public void onResponse(final long requestId, final Response response)
+        {
+            if (response.getReason() != Reason.REASON_OK)
+            {
+                errors.incrementAndGet();
+            }
+        }
+    }
+
+    /** A client logging in with last seq 0 over and over until stopped. */
+    private static final class Resender implements ClientListener
+    {
+        volatile CountDownLatch complete;
+        final AtomicLong events = new AtomicLong();
+
+        @Override
+        public void onEvent(final AccountEvent event)
+        {
+            events.incrementAndGet();
+        }
+
+        @Override
+        public void onResendComplete(final ResendComplete done)
+        {
+            complete.countDown();
+        }
+    }
+
+    /** The portfolio answers. */
+    private static final class Portfolios implements ClientListener
+    {
+        final AtomicLong answered = new AtomicLong();
+
+        @Override
+        public void onPortfolio(final long requestId, final Portfolio portfolio)
+        {
+            answered.incrementAndGet();
+        }
+    }
+
+    private List<Phase> measure(final Exchange exchange, final Keys keys, final EventLoopGroup loops,
+        final EventLoopGroup probeLoop, final String layout)
+        throws Exception
+    {
+        final int perPhase = probeRate * seconds;
+        final long firstOrderId = System.currentTimeMillis() * 1_000;
+        final Probe probe = new Probe(perPhase * PHASES.length + 1, firstOrderId);
+        final URI metrics = URI.create("http://127.0.0.1:" + exchange.metricsPort() + "/metrics");
+        final List<Phase> phases = new ArrayList<>();
+        try (GpuxClient client = new GpuxClient(context(exchange, keys.probe, probeLoop).listener(probe)
+            .maxPendingCommands(1 << 20)))
+        {
+            client.connect();
+            // warm-up: a second of probe bids, not recorded
+            java.util.Arrays.fill(probe.phaseOf, -1);
+            pace(client, probe, 0, probeRate, -1, System.nanoTime());
+            for (int p = 0; p < PHASES.length; p++)
+            {
+                final int phase = p;
+                final AtomicLong stop = new AtomicLong();
+                final List<Thread> load = new ArrayList<>();
+                final List<Resender> resenders = new ArrayList<>();
+                final AtomicLong logins = new AtomicLong();
+                final Portfolios portfolios = new Portfolios();
+                if (phase == 1 || phase == 2)
+                {
+                    final long lastSeq = phase == 1 ? -1 : 0;
+                    for (final String[] key : keys.resend)
+                    {
+                        final Resender r = new Resender();
+                        resenders.add(r);
+                        load.add(started("resender", () -> resendLoop(exchange, key, loops, lastSeq, r, stop, logins)));
+                    }
+                }
+                else if (phase == 3)
+                {
+                    load.add(started("portfolios", () -> queryLoop(exchange, keys, loops, portfolios, stop)));
+                }
+                final long errorsBefore = probe.errors.get();
+                final Histogram batchMax = new Histogram(60_000_000_000L, 3);
+                final long[] over = new long[1];
+                final long[] maxResends = new long[1];
+                final Thread scraper = started("metrics", () ->
+                {
+                    while (stop.get() == 0)
+                    {
+                        try
+                        {
+                            Thread.sleep(1_000);
+                            final Map<String, Double> m = scrape(metrics);
+                            final long max = m.getOrDefault("gpux_batch_ns{quantile=\"1\"}", 0.0).longValue();
+                            if (max > 0)
+                            {
+                                batchMax.recordValue(Math.min(60_000_000_000L, max));
+                            }
+                            if (max > STALL_NS)
+                            {
+                                over[0]++;
+                            }
+                            maxResends[0] = Math.max(maxResends[0], m.getOrDefault("gpux_egress_resends", 0.0).longValue());
+                        }
+                        catch (final InterruptedException e)
+                        {
+                            return;
+                        }
+                        catch (final IOException e)
+                        {
+                            // a missed second: the next one is read
+                        }
+                    }
+                });
+                pace(client, probe, 1 + (long)phase * perPhase, perPhase, phase, System.nanoTime());
+                stop.set(1);
+                scraper.interrupt();
+                scraper.join();
+                for (final Thread th : load)
+                {
+                    th.join(30_000);
+                }
+                // the last bids' fills
+                Thread.sleep(500);
+                final CountDownLatch read = new CountDownLatch(1);
+                final Histogram copy = new Histogram(60_000_000_000L, 3);
+                client.execute(() ->
+                {
+                    copy.add(probe.histograms[phase]);
+                    read.countDown();
+                });
+                read.await();
+                final Phase result = new Phase(layout, PHASES[phase], copy, probe.errors.get() - errorsBefore, batchMax, over[0],
+                    logins.get(), resenders.stream().mapToLong(r -> r.events.get()).sum(), maxResends[0],
+                    portfolios.answered.get());
+                print(result);
+                phases.add(result);
+            }
+        }
+        return phases;
+    }
+
+    private static Thread started(final String name, final Runnable body)
+    {
+        final Thread thread = new Thread(body, name);
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    /** Places {@code count} probe bids at the probe rate from {@code start}, open loop, each due on its slot. */
+    private void pace(final GpuxClient client, final Probe probe, final long firstIndex, final long count, final int phase,
+        final long start)
+    {
+        final double interval = 1e9 / probeRate;
+        for (long i = 0; i < count; i++)
+        {
+            final long due = start + (long)(i * interval);
+            long wait;
+            while ((wait = due - System.nanoTime()) > 0)
+            {
+                LockSupport.parkNanos(wait);
+            }
+            final int index = (int)(firstIndex + i);
+            probe.due[index] = due;
+            probe.phaseOf[index] = phase;
+            client.placeBid(PlaceBid.newBuilder().setOrderId(probe.firstOrderId + index).setMarket(PROBE_MARKET)
+                .setGpus(1).setPrice(PRICE).setTif(TimeInForce.IOC).setMaxDurationMs(500).build());
+        }
+    }
+
+    /** Logs in, waits for the resend to complete (last seq 0) or not (-1: live), logs out; again until stopped. */
+    private static void resendLoop(final Exchange exchange, final String[] key, final EventLoopGroup loops,
+        final long lastSeq, final Resender r, final AtomicLong stop, final AtomicLong completed)
+    {
+        while (stop.get() == 0)
+        {
+            r.complete = new CountDownLatch(1);
+            try (GpuxClient c = new GpuxClient(context(exchange, key, loops).lastSeq(lastSeq).listener(r)))
+            {
+                c.connect();
+                if (lastSeq < 0 || r.complete.await(30, TimeUnit.SECONDS))
+                {
+                    completed.incrementAndGet();
+                }
+            }
+            catch (final Exception e)
+            {
+                LockSupport.parkNanos(10_000_000);
+            }
+        }
+    }
+
+    private void queryLoop(final Exchange exchange, final Keys keys, final EventLoopGroup loops, final Portfolios answers,
+        final AtomicLong stop)
+    {
+        try (GpuxClient owner = new GpuxClient(context(exchange, keys.fleetOwner, loops).listener(answers));
+             GpuxClient renter = new GpuxClient(context(exchange, keys.fleetRenter, loops).listener(answers)))
+        {
+            owner.connect();
+            renter.connect();
+            final double interval = 1e9 / queryRate;
+            final long start = System.nanoTime();
+            long sent = 0;
+            while (stop.get() == 0)
+            {
+                final long due = start + (long)(sent * interval);
+                final long wait = due - System.nanoTime();
+                if (wait > 0)
+                {
+                    LockSupport.parkNanos(wait);
+                    continue;
+                }
+                // at most 1,000 unanswered: a backlog would measure the client, not the exchange
+                if (sent - answers.answered.get() < 1_000)
+                {
+                    (sent % 2 == 0 ? owner : renter).portfolio();
+                }
+                sent++;
+            }
+        }
+        catch (final Exception e)
+        {
+            System.err.println("portfolio queries stopped: " + e.getMessage());
+        }
+    }
+
+    private static Map<String, Double> scrape(final URI uri) throws IOException
+    {
+        final Map<String, Double> m = new HashMap<>();
+        try (InputStream in = uri.toURL().openStream())
+        {
+            for (final String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"))
+            {
+                final int space = line.lastIndexOf(' ');
+                if (!line.startsWith("#") && space > 0)
+                {
+                    try
+                    {
+                        m.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
+                    }
+                    catch (final NumberFormatException ignored)
+                    {
+                        // not a sample line
+                    }
+                }
+            }
+        }
+        return m;
+    }
+
+    private static void print(final Phase p)
+    {
+        System.out.printf(Locale.ROOT, "%-9s %-10s probe bid -> fill, us (%,d): %s; core batch max per second, us: " +
+            "p50 %.1f max %.1f, seconds over 1 ms %d; logins %,d (%,d events resent, resends at once at most %d); portfolios %,d%n",
+            p.layout, p.phase, p.probeNs.getTotalCount(), LatencyLine.of(p.probeNs),
+            p.batchMaxNs.getValueAtPercentile(50) / 1e3, p.batchMaxNs.getMaxValue() / 1e3, p.secondsWithBatchOver1ms,
+            p.logins, p.eventsResent, p.maxResendsInProgress, p.queriesAnswered);
+    }
+
+    private String json(final long historyEvents, final double historySeconds, final List<Phase> phases)
+    {
+        final StringBuilder s = new StringBuilder(1024);
+        s.append(String.format(Locale.ROOT, "{\"benchmark\":\"resend-stall\",\"cores\":%d,\"loadAverage\":%.2f," +
+            "\"accounts\":%d,\"events\":%d,\"quiet\":%d,\"quietEvents\":%d,\"seconds\":%d,\"resenders\":%d," +
+            "\"fleet\":%d,\"queryRate\":%d,\"probeRate\":%d,\"historySeconds\":%.2f,\"phases\":[",
+            Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+            accounts, historyEvents, quiet, quietEvents, seconds, resenders, fleet, queryRate, probeRate, historySeconds));
+        for (int i = 0; i < phases.size(); i++)
+        {
+            final Phase p = phases.get(i);
+            s.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
+                "{\"layout\":\"%s\",\"phase\":\"%s\",\"probeCount\":%d,\"probeErrors\":%d,\"probeP50Us\":%.1f," +
+                    "\"probeP99Us\":%.1f,\"probeP999Us\":%.1f,\"probeMaxUs\":%.1f,\"batchMaxP50Us\":%.1f," +
+                    "\"batchMaxUs\":%.1f,\"secondsWithBatchOver1ms\":%d,\"logins\":%d,\"eventsResent\":%d," +
+                    "\"maxResendsInProgress\":%d,\"portfoliosAnswered\":%d}",
+                p.layout, p.phase, p.probeNs.getTotalCount(), p.probeErrors, p.probeNs.getValueAtPercentile(50) / 1e3,
+                p.probeNs.getValueAtPercentile(99) / 1e3, p.probeNs.getValueAtPercentile(99.9) / 1e3,
+                p.probeNs.getMaxValue() / 1e3, p.batchMaxNs.getValueAtPercentile(50) / 1e3, p.batchMaxNs.getMaxValue() / 1e3,
+                p.secondsWithBatchOver1ms, p.logins, p.eventsResent, p.maxResendsInProgress, p.queriesAnswered));
+        }
+        return s.append("]}").toString();
+    }
+}
