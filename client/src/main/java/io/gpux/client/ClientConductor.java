@@ -62,7 +62,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         }
     }
 
-    private final GpuxClient.Context ctx;
+    private final ClientContext ctx;
     private final GpuxClient client;
     private final EventLoop loop;
     private final CompositeListener listeners;
@@ -89,7 +89,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
     private boolean readInProgress;
     private boolean flushNeeded;
 
-    ClientConductor(final GpuxClient.Context ctx, final GpuxClient client, final EventLoop loop,
+    ClientConductor(final ClientContext ctx, final GpuxClient client, final EventLoop loop,
         final CompositeListener listeners)
     {
         this.ctx = ctx;
