@@ -108,8 +108,9 @@ public final class GpuxClient implements OrderSender, AutoCloseable
     private final EventLoopGroup ownGroup;
     private final EventLoop loop;
     private final CompositeListener listeners;
+    private final RequestCorrelator correlator;
     private final ClientConductor conductor;
-    private final AtomicLong requestIds = new AtomicLong();
+    private final ClientRequests requests;
     private final AtomicLong orderIds;
 
     public GpuxClient(final ClientContext context)
@@ -125,7 +126,9 @@ public final class GpuxClient implements OrderSender, AutoCloseable
             listeners.add(ctx.listener());
         }
         this.orderIds = new AtomicLong(ctx.firstOrderId() > 0 ? ctx.firstOrderId() - 1 : ctx.clock().getAsLong() * 1000);
-        this.conductor = new ClientConductor(ctx, this, loop, listeners);
+        this.correlator = new RequestCorrelator(ctx.maxPendingCommands());
+        this.conductor = new ClientConductor(ctx, loop, listeners, correlator);
+        this.requests = new ClientRequests(ctx, loop, conductor, correlator);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -141,7 +144,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
      */
     public void connect() throws IOException, InterruptedException
     {
-        refuseOnLoop("connect()");
+        requests.refuseOnLoop("connect()");
         final CompletableFuture<Void> waiter = new CompletableFuture<>();
         loop.execute(() -> conductor.connect(waiter));
         try
@@ -150,7 +153,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         }
         catch (final ExecutionException ex)
         {
-            throw asIOException(ex.getCause());
+            throw ClientRequests.asIOException(ex.getCause());
         }
         catch (final TimeoutException ex)
         {
@@ -236,7 +239,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
     /** Order-entry commands issued and not answered yet. */
     public int unansweredCommands()
     {
-        return conductor.unansweredOrderEntry();
+        return correlator.unansweredOrderEntry();
     }
 
     /** The thread that runs this client's callbacks. */
@@ -275,11 +278,6 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         loop.schedule(task, delayMs, TimeUnit.MILLISECONDS);
     }
 
-    long nextRequestId()
-    {
-        return requestIds.incrementAndGet();
-    }
-
     // ------------------------------------------------------------------------------------------
     // Sending
 
@@ -293,44 +291,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
      */
     public long send(final Envelope.Builder request)
     {
-        return send(request, null);
-    }
-
-    private long send(final Envelope.Builder request, final ClientConductor.Waiter waiter)
-    {
-        final boolean orderEntry = PendingCommands.isOrderEntry(request.getBodyCase());
-        if (conductor.state() == ClientConductor.State.CLOSED)
-        {
-            throw new IllegalStateException("the client is closed");
-        }
-        if (!orderEntry && !conductor.isSessionReady())
-        {
-            throw new IllegalStateException("not connected");
-        }
-        final long requestId = nextRequestId();
-        final Envelope envelope = request.setRequestId(requestId).build();
-        if (envelope.getSerializedSize() > ctx.maxFrameBytes())
-        {
-            throw new IllegalArgumentException("a " + envelope.getSerializedSize() + "-byte request exceeds the "
-                + ctx.maxFrameBytes() + "-byte frame limit");
-        }
-        if (orderEntry && !conductor.reserveOrderEntry())
-        {
-            throw new IllegalStateException("too many unanswered order-entry commands (" + ctx.maxPendingCommands() + ")");
-        }
-        if (waiter != null)
-        {
-            conductor.addWaiter(requestId, waiter);
-        }
-        if (loop.inEventLoop())
-        {
-            conductor.send(envelope);
-        }
-        else
-        {
-            loop.execute(() -> conductor.send(envelope));
-        }
-        return requestId;
+        return requests.send(request, null);
     }
 
     /** A GTC bid without constraints. */
@@ -528,32 +489,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
     public <T extends Message> T request(final Envelope.Builder request, final Class<T> answerType, final Duration timeout)
         throws IOException, InterruptedException, TimeoutException
     {
-        refuseOnLoop("a blocking request");
-        final ClientConductor.Waiter waiter = new ClientConductor.Waiter(PendingCommands.isOrderEntry(request.getBodyCase()));
-        final long requestId = send(request, waiter);
-        final Object answer;
-        try
-        {
-            answer = waiter.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw asIOException(ex.getCause());
-        }
-        catch (final TimeoutException ex)
-        {
-            conductor.removeWaiter(requestId);
-            throw new TimeoutException("no answer to request " + requestId + " within " + timeout.toMillis() + " ms");
-        }
-        if (answerType.isInstance(answer))
-        {
-            return answerType.cast(answer);
-        }
-        if (answer instanceof Response refusal)
-        {
-            throw new RequestFailedException(refusal);
-        }
-        throw new IOException("request " + requestId + " was answered by a " + answer.getClass().getSimpleName());
+        return requests.request(request, answerType, timeout);
     }
 
     public QuoteResult quote(final QuoteRequest quote, final Duration timeout)
@@ -655,36 +591,6 @@ public final class GpuxClient implements OrderSender, AutoCloseable
      */
     public void answerLogRequest(final long requestId, final WorkloadLog log)
     {
-        if (!conductor.isSessionReady())
-        {
-            throw new IllegalStateException("not connected");
-        }
-        final Envelope envelope = Envelope.newBuilder().setRequestId(requestId).setWorkloadLog(log).build();
-        if (envelope.getSerializedSize() > ctx.maxFrameBytes())
-        {
-            throw new IllegalArgumentException("a " + envelope.getSerializedSize() + "-byte log exceeds the "
-                + ctx.maxFrameBytes() + "-byte frame limit");
-        }
-        if (loop.inEventLoop())
-        {
-            conductor.send(envelope);
-        }
-        else
-        {
-            loop.execute(() -> conductor.send(envelope));
-        }
-    }
-
-    private void refuseOnLoop(final String what)
-    {
-        if (loop.inEventLoop())
-        {
-            throw new IllegalStateException(what + " would block the client's own event loop thread");
-        }
-    }
-
-    private static IOException asIOException(final Throwable cause)
-    {
-        return cause instanceof IOException io ? io : new IOException(cause);
+        requests.answer(Envelope.newBuilder().setWorkloadLog(log), requestId);
     }
 }
