@@ -1,39 +1,31 @@
 package io.gpux.client;
 
-import com.google.protobuf.ByteString;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.Heartbeat;
-import io.gpux.proto.v1.Login;
 import io.gpux.proto.v1.LoginAccepted;
 import io.gpux.proto.v1.Logout;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.SessionError;
-import io.gpux.proto.v1.SessionErrorCode;
 import io.gpux.proto.v1.Subscribe;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The session state machine of one {@link GpuxClient}, confined to the client's event loop thread:
- * connect, Login, heartbeats, resume with {@code last_seq}, the order-entry queue, reconnects with
- * backoff, and dispatch of what arrives to the listeners.
+ * when to connect, Login and resume with {@code last_seq}, heartbeats, the account events in order,
+ * the order-entry queue and its re-sends, the subscriptions renewed after a reconnect. Its helpers
+ * each do one part: {@link ClientConnector} opens connections and times reconnects,
+ * {@link SessionLogin} builds the Login, {@link RequestCorrelator} matches answers to blocking
+ * callers, {@link InboundDispatcher} hands queries' answers and market data to the listeners.
  *
  * <pre>
  *   IDLE --connect--> CONNECTING --TCP up, Login sent--> LOGGING_IN --LoginAccepted--> LOGGED_IN
@@ -51,26 +43,13 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         IDLE, CONNECTING, LOGGING_IN, LOGGED_IN, CLOSED
     }
 
-    /** A blocking caller waiting for the answer to one request. */
-    static final class Waiter extends CompletableFuture<Object>
-    {
-        final boolean survivesReconnect;
-
-        Waiter(final boolean survivesReconnect)
-        {
-            this.survivesReconnect = survivesReconnect;
-        }
-    }
-
-    private final GpuxClient.Context ctx;
-    private final GpuxClient client;
-    private final EventLoop loop;
+    private final ClientContext ctx;
     private final CompositeListener listeners;
+    private final RequestCorrelator correlator;
+    private final InboundDispatcher dispatcher;
+    private final SessionLogin login;
+    private final ClientConnector connector;
     private final PendingCommands pending;
-    private final ReconnectBackoff backoff;
-    private final Bootstrap bootstrap;
-    private final AtomicInteger pendingReservations = new AtomicInteger();
-    private final Map<Long, Waiter> waiters = new ConcurrentHashMap<>();
     private final Set<String> subscriptions = new LinkedHashSet<>();
 
     private volatile State state = State.IDLE;
@@ -85,29 +64,20 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
     private String closeReason;
     private SessionError sessionError;
     private CompletableFuture<Void> connectWaiter;
-    private ScheduledFuture<?> reconnectTimer;
     private boolean readInProgress;
     private boolean flushNeeded;
 
-    ClientConductor(final GpuxClient.Context ctx, final GpuxClient client, final EventLoop loop,
-        final CompositeListener listeners)
+    ClientConductor(final ClientContext ctx, final EventLoop loop, final CompositeListener listeners,
+        final RequestCorrelator correlator)
     {
         this.ctx = ctx;
-        this.client = client;
-        this.loop = loop;
         this.listeners = listeners;
+        this.correlator = correlator;
+        this.dispatcher = new InboundDispatcher(listeners, correlator);
+        this.login = new SessionLogin(ctx);
+        this.connector = new ClientConnector(ctx, loop, this);
         this.pending = new PendingCommands(ctx.maxPendingCommands(), this);
-        this.backoff = new ReconnectBackoff(ctx.reconnectBackoffInitial().toMillis(), ctx.reconnectBackoffMax().toMillis());
         this.lastSeq = ctx.lastSeq();
-        this.bootstrap = new Bootstrap()
-            .group(loop)
-            .channel(ctx.socketChannelClass())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)Math.min(Integer.MAX_VALUE, ctx.connectTimeout().toMillis()))
-            .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                new WriteBufferWaterMark(ctx.writeBufferLowWaterMark(), ctx.writeBufferHighWaterMark()))
-            .remoteAddress(ctx.host(), ctx.port())
-            .handler(new ClientInitializer(this, ctx));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -133,32 +103,6 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         return loginAccepted;
     }
 
-    int unansweredOrderEntry()
-    {
-        return pendingReservations.get();
-    }
-
-    /** Takes a place in the order-entry queue for a caller on any thread; false when full. */
-    boolean reserveOrderEntry()
-    {
-        if (pendingReservations.incrementAndGet() > ctx.maxPendingCommands())
-        {
-            pendingReservations.decrementAndGet();
-            return false;
-        }
-        return true;
-    }
-
-    void addWaiter(final long requestId, final Waiter waiter)
-    {
-        waiters.put(requestId, waiter);
-    }
-
-    void removeWaiter(final long requestId)
-    {
-        waiters.remove(requestId);
-    }
-
     // ------------------------------------------------------------------------------------------
     // Commands from the client (on the loop)
 
@@ -182,7 +126,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         connectWaiter = waiter;
         if (state == State.IDLE)
         {
-            cancelReconnectTimer();
+            connector.cancelReconnect();
             openConnection();
         }
     }
@@ -208,8 +152,8 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         {
             if (state == State.CLOSED || !pending.offer(envelope.getRequestId(), envelope))
             {
-                pendingReservations.decrementAndGet();
-                failWaiter(envelope.getRequestId(), new IOException(
+                correlator.releaseOrderEntry();
+                correlator.failWaiter(envelope.getRequestId(), new IOException(
                     state == State.CLOSED ? "the client is closed" : "too many unanswered order-entry commands"));
                 return;
             }
@@ -221,7 +165,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         }
         if (state != State.LOGGED_IN)
         {
-            failWaiter(envelope.getRequestId(), new IOException("not connected"));
+            correlator.failWaiter(envelope.getRequestId(), new IOException("not connected"));
             return;
         }
         if (body == Envelope.BodyCase.SUBSCRIBE)
@@ -250,17 +194,12 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         state = State.CLOSED;
         channel = null;
         sessionReady = false;
-        cancelReconnectTimer();
+        connector.cancelReconnect();
         final String reason = "closed by the client";
         final IOException closed = new IOException("the client is closed");
         failConnectWaiter(closed);
-        for (final Iterator<Waiter> it = waiters.values().iterator(); it.hasNext(); )
-        {
-            it.next().completeExceptionally(closed);
-            it.remove();
-        }
+        correlator.onClosed(closed);
         pending.clear();
-        pendingReservations.set(0);
         listeners.onDisconnected(reason, false);
         if (current == null)
         {
@@ -283,7 +222,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         state = State.CONNECTING;
         closeReason = null;
         sessionError = null;
-        final ChannelFuture connecting = bootstrap.connect();
+        final ChannelFuture connecting = connector.connect();
         channel = connecting.channel();
         connecting.addListener(done ->
         {
@@ -310,28 +249,8 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         }
         state = State.LOGGING_IN;
         loginLastSeq = lastSeq;
-        ch.writeAndFlush(loginEnvelope(), ch.voidPromise());
+        ch.writeAndFlush(login.login(correlator.nextRequestId(), loginLastSeq), ch.voidPromise());
         listeners.onConnected();
-    }
-
-    private Envelope loginEnvelope()
-    {
-        final byte[] nonce = new byte[LoginSigner.NONCE_BYTES];
-        ctx.nonceSource().nextBytes(nonce);
-        final long now = ctx.clock().getAsLong();
-        final Login.Builder login = Login.newBuilder()
-            .setKeyId(ctx.keyId())
-            .setTimestampMs(now)
-            .setNonce(ByteString.copyFrom(nonce))
-            .setSignature(ctx.isMarketData() ? ByteString.EMPTY
-                : ByteString.copyFrom(LoginSigner.sign(ctx.secret(), ctx.keyId(), now, nonce)))
-            .setCancelOnDisconnect(ctx.cancelOnDisconnect())
-            .setClientName(ctx.clientName());
-        if (loginLastSeq >= 0)
-        {
-            login.setLastSeq(loginLastSeq);
-        }
-        return Envelope.newBuilder().setRequestId(client.nextRequestId()).setLogin(login).build();
     }
 
     void onChannelInactive(final Channel ch)
@@ -386,16 +305,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         readInProgress = false;
         flushNeeded = false;
         pending.onConnectionLost();
-        final IOException lost = new IOException("connection lost: " + reason);
-        for (final Iterator<Waiter> it = waiters.values().iterator(); it.hasNext(); )
-        {
-            final Waiter waiter = it.next();
-            if (!waiter.survivesReconnect)
-            {
-                waiter.completeExceptionally(lost);
-                it.remove();
-            }
-        }
+        correlator.onConnectionLost(new IOException("connection lost: " + reason));
         state = State.IDLE;
         final boolean reconnecting = reconnectAllowed && !gaveUp && ctx.reconnect();
         if (!reconnecting)
@@ -407,25 +317,15 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         listeners.onDisconnected(reason, reconnecting);
         if (reconnecting)
         {
-            reconnectTimer = loop.schedule(this::reconnect, backoff.nextDelayMs(), TimeUnit.MILLISECONDS);
+            connector.scheduleReconnect(this::reconnect);
         }
     }
 
     private void reconnect()
     {
-        reconnectTimer = null;
         if (state == State.IDLE)
         {
             openConnection();
-        }
-    }
-
-    private void cancelReconnectTimer()
-    {
-        if (reconnectTimer != null)
-        {
-            reconnectTimer.cancel(false);
-            reconnectTimer = null;
         }
     }
 
@@ -470,46 +370,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
             case LOGOUT -> closeReason = "logged out by the gateway: " + envelope.getLogout().getReason();
             case EVENT -> onAccountEvent(envelope.getEvent());
             case RESPONSE -> onResponse(requestId, envelope.getResponse());
-            case QUOTE_RESULT ->
-            {
-                listeners.onQuote(requestId, envelope.getQuoteResult());
-                completeWaiter(requestId, envelope.getQuoteResult());
-            }
-            case PORTFOLIO ->
-            {
-                listeners.onPortfolio(requestId, envelope.getPortfolio());
-                completeWaiter(requestId, envelope.getPortfolio());
-            }
-            case MARKETS ->
-            {
-                listeners.onMarkets(requestId, envelope.getMarkets());
-                completeWaiter(requestId, envelope.getMarkets());
-            }
-            case HISTORY ->
-            {
-                listeners.onHistory(requestId, envelope.getHistory());
-                completeWaiter(requestId, envelope.getHistory());
-            }
-            case OFFERS -> completeWaiter(requestId, envelope.getOffers());
-            case BOOK_SNAPSHOT -> listeners.onBookSnapshot(envelope.getBookSnapshot());
-            case BOOK_UPDATE -> listeners.onBookUpdate(envelope.getBookUpdate());
-            case TRADE -> listeners.onTrade(envelope.getTrade());
-            case WORKLOAD_LAUNCH -> listeners.onWorkloadLaunch(envelope.getWorkloadLaunch());
-            case WORKLOAD_STATUS ->
-            {
-                listeners.onWorkloadStatus(envelope.getWorkloadStatus());
-                completeWaiter(requestId, envelope.getWorkloadStatus());
-            }
-            case WORKLOAD_LOG_REQUEST -> listeners.onWorkloadLogRequest(requestId, envelope.getWorkloadLogRequest());
-            case WORKLOAD_LOG ->
-            {
-                listeners.onWorkloadLog(requestId, envelope.getWorkloadLog());
-                completeWaiter(requestId, envelope.getWorkloadLog());
-            }
-            default ->
-            {
-                // heartbeats only prove the gateway is alive; anything else is not for a client
-            }
+            default -> dispatcher.dispatch(envelope);
         }
     }
 
@@ -545,7 +406,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         loginAccepted = accepted;
         reconnectAllowed = true;
         gaveUp = false;
-        backoff.reset();
+        connector.onLoggedIn();
         final long intervalMs = accepted.getHeartbeatIntervalMs();
         if (intervalMs > 0)
         {
@@ -566,7 +427,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
         // renewals and re-sends go out before the listeners can add requests of their own
         for (final String market : subscriptions)
         {
-            writeNow(Envelope.newBuilder().setRequestId(client.nextRequestId())
+            writeNow(Envelope.newBuilder().setRequestId(correlator.nextRequestId())
                 .setSubscribe(Subscribe.newBuilder().setMarket(market)).build());
         }
         if (!replaying)
@@ -586,7 +447,7 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
     {
         sessionError = error;
         closeReason = "session error " + error.getCode() + (error.getMessage().isEmpty() ? "" : ": " + error.getMessage());
-        if (isFatal(error.getCode()))
+        if (SessionLogin.isFatal(error.getCode()))
         {
             gaveUp = true;
         }
@@ -596,15 +457,6 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
             // the gateway closes right after; closing here too does not depend on it
             channel.close();
         }
-    }
-
-    /** Errors that the same Login would meet again: reconnecting cannot help. */
-    private static boolean isFatal(final SessionErrorCode code)
-    {
-        return code == SessionErrorCode.AUTHENTICATION_FAILED
-            || code == SessionErrorCode.KEY_REVOKED
-            || code == SessionErrorCode.RESEND_UNAVAILABLE
-            || code == SessionErrorCode.PROTOCOL_VIOLATION;
     }
 
     private void onAccountEvent(final AccountEvent event)
@@ -636,41 +488,15 @@ final class ClientConductor implements PendingCommands.SettlementHandler, Pendin
     {
         if (!pending.onResponse(requestId, response))
         {
-            listeners.onResponse(requestId, response);
-            completeWaiter(requestId, response);
+            dispatcher.onResponse(requestId, response);
         }
     }
 
     @Override
     public void onSettled(final long requestId, final Response response)
     {
-        pendingReservations.decrementAndGet();
-        listeners.onResponse(requestId, response);
-        completeWaiter(requestId, response);
-    }
-
-    private void completeWaiter(final long requestId, final Object answer)
-    {
-        if (!waiters.isEmpty())
-        {
-            final Waiter waiter = waiters.remove(requestId);
-            if (waiter != null)
-            {
-                waiter.complete(answer);
-            }
-        }
-    }
-
-    private void failWaiter(final long requestId, final Throwable cause)
-    {
-        if (!waiters.isEmpty())
-        {
-            final Waiter waiter = waiters.remove(requestId);
-            if (waiter != null)
-            {
-                waiter.completeExceptionally(cause);
-            }
-        }
+        correlator.releaseOrderEntry();
+        dispatcher.onResponse(requestId, response);
     }
 
     // ------------------------------------------------------------------------------------------

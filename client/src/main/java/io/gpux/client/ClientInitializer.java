@@ -47,7 +47,7 @@ final class ClientInitializer extends ChannelInitializer<SocketChannel>
     private final String host;
     private final int port;
 
-    ClientInitializer(final ClientConductor conductor, final GpuxClient.Context ctx)
+    ClientInitializer(final ClientConductor conductor, final ClientContext ctx)
     {
         this.conductor = conductor;
         this.maxFrameBytes = ctx.maxFrameBytes();

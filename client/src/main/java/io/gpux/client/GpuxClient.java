@@ -42,28 +42,20 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 
 /**
  * A connection to a gpux gateway for one API key: Login, heartbeats, automatic reconnect with resume,
  * order entry that survives reconnects, queries, market data.
  *
  * <pre>{@code
- * try (GpuxClient client = new GpuxClient(new GpuxClient.Context()
+ * try (GpuxClient client = new GpuxClient(new ClientContext()
  *         .host("127.0.0.1").port(7400).keyId(12).secretHex(secret).listener(myListener)))
  * {
  *     client.connect();                                        // blocks until logged in
@@ -97,7 +89,7 @@ import java.util.function.LongSupplier;
  *   <li><b>Order-entry commands</b> (placeBid, placeAsk, cancel, replace, massCancel, release) are kept
  *   until answered and re-sent after a reconnect, in order, under the same request id and order id
  *   (once the gateway has finished resending the missed events); they may also be issued while
- *   disconnected (they wait in the queue, at most {@link Context#maxPendingCommands()}). A command that
+ *   disconnected (they wait in the queue, at most {@link ClientContext#maxPendingCommands()}). A command that
  *   went through before the connection dropped is reported as settled ({@code REASON_OK}, or the
  *   engine's reject reason), not re-sent and not reported as an error: its account events
  *   (Accepted/Rejected/Cancelled naming its order, whether they arrived before the drop or in the
@@ -112,15 +104,16 @@ import java.util.function.LongSupplier;
  */
 public final class GpuxClient implements OrderSender, AutoCloseable
 {
-    private final Context ctx;
+    private final ClientContext ctx;
     private final EventLoopGroup ownGroup;
     private final EventLoop loop;
     private final CompositeListener listeners;
+    private final RequestCorrelator correlator;
     private final ClientConductor conductor;
-    private final AtomicLong requestIds = new AtomicLong();
+    private final ClientRequests requests;
     private final AtomicLong orderIds;
 
-    public GpuxClient(final Context context)
+    public GpuxClient(final ClientContext context)
     {
         this.ctx = context.conclude();
         this.ownGroup = ctx.eventLoopGroup() == null
@@ -133,7 +126,9 @@ public final class GpuxClient implements OrderSender, AutoCloseable
             listeners.add(ctx.listener());
         }
         this.orderIds = new AtomicLong(ctx.firstOrderId() > 0 ? ctx.firstOrderId() - 1 : ctx.clock().getAsLong() * 1000);
-        this.conductor = new ClientConductor(ctx, this, loop, listeners);
+        this.correlator = new RequestCorrelator(ctx.maxPendingCommands());
+        this.conductor = new ClientConductor(ctx, loop, listeners, correlator);
+        this.requests = new ClientRequests(ctx, loop, conductor, correlator);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -149,7 +144,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
      */
     public void connect() throws IOException, InterruptedException
     {
-        refuseOnLoop("connect()");
+        requests.refuseOnLoop("connect()");
         final CompletableFuture<Void> waiter = new CompletableFuture<>();
         loop.execute(() -> conductor.connect(waiter));
         try
@@ -158,7 +153,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         }
         catch (final ExecutionException ex)
         {
-            throw asIOException(ex.getCause());
+            throw ClientRequests.asIOException(ex.getCause());
         }
         catch (final TimeoutException ex)
         {
@@ -244,7 +239,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
     /** Order-entry commands issued and not answered yet. */
     public int unansweredCommands()
     {
-        return conductor.unansweredOrderEntry();
+        return correlator.unansweredOrderEntry();
     }
 
     /** The thread that runs this client's callbacks. */
@@ -253,7 +248,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         return loop;
     }
 
-    public Context context()
+    public ClientContext context()
     {
         return ctx;
     }
@@ -283,11 +278,6 @@ public final class GpuxClient implements OrderSender, AutoCloseable
         loop.schedule(task, delayMs, TimeUnit.MILLISECONDS);
     }
 
-    long nextRequestId()
-    {
-        return requestIds.incrementAndGet();
-    }
-
     // ------------------------------------------------------------------------------------------
     // Sending
 
@@ -301,44 +291,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
      */
     public long send(final Envelope.Builder request)
     {
-        return send(request, null);
-    }
-
-    private long send(final Envelope.Builder request, final ClientConductor.Waiter waiter)
-    {
-        final boolean orderEntry = PendingCommands.isOrderEntry(request.getBodyCase());
-        if (conductor.state() == ClientConductor.State.CLOSED)
-        {
-            throw new IllegalStateException("the client is closed");
-        }
-        if (!orderEntry && !conductor.isSessionReady())
-        {
-            throw new IllegalStateException("not connected");
-        }
-        final long requestId = nextRequestId();
-        final Envelope envelope = request.setRequestId(requestId).build();
-        if (envelope.getSerializedSize() > ctx.maxFrameBytes())
-        {
-            throw new IllegalArgumentException("a " + envelope.getSerializedSize() + "-byte request exceeds the "
-                + ctx.maxFrameBytes() + "-byte frame limit");
-        }
-        if (orderEntry && !conductor.reserveOrderEntry())
-        {
-            throw new IllegalStateException("too many unanswered order-entry commands (" + ctx.maxPendingCommands() + ")");
-        }
-        if (waiter != null)
-        {
-            conductor.addWaiter(requestId, waiter);
-        }
-        if (loop.inEventLoop())
-        {
-            conductor.send(envelope);
-        }
-        else
-        {
-            loop.execute(() -> conductor.send(envelope));
-        }
-        return requestId;
+        return requests.send(request, null);
     }
 
     /** A GTC bid without constraints. */
@@ -536,32 +489,7 @@ public final class GpuxClient implements OrderSender, AutoCloseable
     public <T extends Message> T request(final Envelope.Builder request, final Class<T> answerType, final Duration timeout)
         throws IOException, InterruptedException, TimeoutException
     {
-        refuseOnLoop("a blocking request");
-        final ClientConductor.Waiter waiter = new ClientConductor.Waiter(PendingCommands.isOrderEntry(request.getBodyCase()));
-        final long requestId = send(request, waiter);
-        final Object answer;
-        try
-        {
-            answer = waiter.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw asIOException(ex.getCause());
-        }
-        catch (final TimeoutException ex)
-        {
-            conductor.removeWaiter(requestId);
-            throw new TimeoutException("no answer to request " + requestId + " within " + timeout.toMillis() + " ms");
-        }
-        if (answerType.isInstance(answer))
-        {
-            return answerType.cast(answer);
-        }
-        if (answer instanceof Response refusal)
-        {
-            throw new RequestFailedException(refusal);
-        }
-        throw new IOException("request " + requestId + " was answered by a " + answer.getClass().getSimpleName());
+        return requests.request(request, answerType, timeout);
     }
 
     public QuoteResult quote(final QuoteRequest quote, final Duration timeout)
@@ -663,473 +591,6 @@ public final class GpuxClient implements OrderSender, AutoCloseable
      */
     public void answerLogRequest(final long requestId, final WorkloadLog log)
     {
-        if (!conductor.isSessionReady())
-        {
-            throw new IllegalStateException("not connected");
-        }
-        final Envelope envelope = Envelope.newBuilder().setRequestId(requestId).setWorkloadLog(log).build();
-        if (envelope.getSerializedSize() > ctx.maxFrameBytes())
-        {
-            throw new IllegalArgumentException("a " + envelope.getSerializedSize() + "-byte log exceeds the "
-                + ctx.maxFrameBytes() + "-byte frame limit");
-        }
-        if (loop.inEventLoop())
-        {
-            conductor.send(envelope);
-        }
-        else
-        {
-            loop.execute(() -> conductor.send(envelope));
-        }
-    }
-
-    private void refuseOnLoop(final String what)
-    {
-        if (loop.inEventLoop())
-        {
-            throw new IllegalStateException(what + " would block the client's own event loop thread");
-        }
-    }
-
-    private static IOException asIOException(final Throwable cause)
-    {
-        return cause instanceof IOException io ? io : new IOException(cause);
-    }
-
-    // ------------------------------------------------------------------------------------------
-
-    /**
-     * How to build a {@link GpuxClient}: fluent setters and same-name getters; {@link #conclude()}
-     * validates (the client calls it). Required: {@code port}, {@code keyId}, {@code secretHex}; or
-     * {@link #marketData()} instead of a key.
-     */
-    public static final class Context
-    {
-        private String host = "127.0.0.1";
-        private int port;
-        private long keyId;
-        private String secretHex;
-        private byte[] secret;
-        private boolean marketData;
-        private ClientListener listener;
-        private EventLoopGroup eventLoopGroup;
-        private Class<? extends SocketChannel> socketChannelClass = NioSocketChannel.class;
-        private String clientName = "gpux-client";
-        private boolean cancelOnDisconnect;
-        private boolean heartbeats = true;
-        private boolean reconnect = true;
-        private Duration reconnectBackoffInitial = Duration.ofMillis(100);
-        private Duration reconnectBackoffMax = Duration.ofSeconds(5);
-        private Duration connectTimeout = Duration.ofSeconds(5);
-        private Duration loginTimeout = Duration.ofSeconds(10);
-        private LongSupplier clock = System::currentTimeMillis;
-        private Random nonceSource;
-        private int maxPendingCommands = 4096;
-        private long firstOrderId;
-        private long lastSeq = -1;
-        private int maxFrameBytes = 64 * 1024;
-        private int writeBufferLowWaterMark = 32 * 1024;
-        private int writeBufferHighWaterMark = 64 * 1024;
-        private Consumer<Throwable> errorHandler = Throwable::printStackTrace;
-        private boolean tls;
-        private Path tlsCaFile;
-        private String tlsFingerprint;
-        private SslContext sslContext;
-
-        /** Checks the settings and derives the rest; called by the client's constructor. */
-        public Context conclude()
-        {
-            if (host == null || host.isEmpty())
-            {
-                throw new IllegalArgumentException("host is required");
-            }
-            if (port < 1 || port > 65_535)
-            {
-                throw new IllegalArgumentException("port must be 1 to 65535, got " + port);
-            }
-            if (marketData)
-            {
-                if (keyId != 0 || secretHex != null)
-                {
-                    throw new IllegalArgumentException("a market-data login takes no key");
-                }
-            }
-            else
-            {
-                if (keyId == 0)
-                {
-                    throw new IllegalArgumentException("keyId is required");
-                }
-                secret = LoginSigner.parseSecret(secretHex);
-            }
-            if (maxPendingCommands < 1 || maxFrameBytes < 64 || writeBufferLowWaterMark > writeBufferHighWaterMark)
-            {
-                throw new IllegalArgumentException("maxPendingCommands, maxFrameBytes or the water marks are out of range");
-            }
-            if (nonceSource == null)
-            {
-                nonceSource = new SecureRandom();
-            }
-            sslContext = ClientTls.context(tls, tlsCaFile, tlsFingerprint);
-            return this;
-        }
-
-        /** The gateway's host name or address; default 127.0.0.1. */
-        public Context host(final String host)
-        {
-            this.host = host;
-            return this;
-        }
-
-        public String host()
-        {
-            return host;
-        }
-
-        /**
-         * Connect over TLS (1.3 or 1.2), trusting the JVM's certificate authorities and checking that the
-         * gateway's certificate names {@link #host}; default false (plain TCP). Implied by
-         * {@link #tlsCaFile} and {@link #tlsFingerprint}.
-         */
-        public Context tls(final boolean tls)
-        {
-            this.tls = tls;
-            return this;
-        }
-
-        /** Whether the client connects over TLS. */
-        public boolean tls()
-        {
-            return tls || tlsCaFile != null || tlsFingerprint != null;
-        }
-
-        /**
-         * Connect over TLS and trust the certificate authorities of this PEM file (instead of the JVM's):
-         * the gateway's certificate must chain to one of them and name {@link #host}.
-         */
-        public Context tlsCaFile(final Path tlsCaFile)
-        {
-            this.tlsCaFile = tlsCaFile;
-            return this;
-        }
-
-        public Path tlsCaFile()
-        {
-            return tlsCaFile;
-        }
-
-        /**
-         * Connect over TLS and accept only the gateway certificate with this SHA-256 fingerprint
-         * ({@code SHA256:AB:CD:...}, as {@code gpux server} prints it; colons and case optional); a
-         * different certificate fails the connection with both fingerprints in the reason.
-         */
-        public Context tlsFingerprint(final String tlsFingerprint)
-        {
-            this.tlsFingerprint = tlsFingerprint;
-            return this;
-        }
-
-        public String tlsFingerprint()
-        {
-            return tlsFingerprint;
-        }
-
-        /** The TLS context built by {@link #conclude()}, or null for plain TCP. */
-        SslContext sslContext()
-        {
-            return sslContext;
-        }
-
-        /** The gateway's port; required. */
-        public Context port(final int port)
-        {
-            this.port = port;
-            return this;
-        }
-
-        public int port()
-        {
-            return port;
-        }
-
-        /** The API key's id; required. */
-        public Context keyId(final long keyId)
-        {
-            this.keyId = keyId;
-            return this;
-        }
-
-        public long keyId()
-        {
-            return keyId;
-        }
-
-        /**
-         * Logs in without a key, as a market-data session (Login key_id 0): it may only read the markets,
-         * books, trades and price history; anything else is refused NOT_AUTHORIZED.
-         */
-        public Context marketData()
-        {
-            this.marketData = true;
-            return this;
-        }
-
-        public boolean isMarketData()
-        {
-            return marketData;
-        }
-
-        /** The API key's secret as its 64 hex digits; required. */
-        public Context secretHex(final String secretHex)
-        {
-            this.secretHex = secretHex;
-            return this;
-        }
-
-        byte[] secret()
-        {
-            return secret;
-        }
-
-        /** The first listener (more with {@link GpuxClient#addListener}); optional. */
-        public Context listener(final ClientListener listener)
-        {
-            this.listener = listener;
-            return this;
-        }
-
-        public ClientListener listener()
-        {
-            return listener;
-        }
-
-        /**
-         * A group to take the client's event loop from, shared with other clients and not shut down
-         * by {@link GpuxClient#close()}; null (the default): the client runs a one-thread NIO group
-         * of its own. An epoll group needs {@link #socketChannelClass} set to EpollSocketChannel.
-         */
-        public Context eventLoopGroup(final EventLoopGroup eventLoopGroup)
-        {
-            this.eventLoopGroup = eventLoopGroup;
-            return this;
-        }
-
-        public EventLoopGroup eventLoopGroup()
-        {
-            return eventLoopGroup;
-        }
-
-        /** The socket channel type matching the event loop group; default NioSocketChannel. */
-        public Context socketChannelClass(final Class<? extends SocketChannel> socketChannelClass)
-        {
-            this.socketChannelClass = socketChannelClass;
-            return this;
-        }
-
-        public Class<? extends SocketChannel> socketChannelClass()
-        {
-            return socketChannelClass;
-        }
-
-        /** Free text for the gateway's logs. */
-        public Context clientName(final String clientName)
-        {
-            this.clientName = clientName;
-            return this;
-        }
-
-        public String clientName()
-        {
-            return clientName;
-        }
-
-        /** Asks the gateway to cancel the account's open orders when a session of this client ends. */
-        public Context cancelOnDisconnect(final boolean cancelOnDisconnect)
-        {
-            this.cancelOnDisconnect = cancelOnDisconnect;
-            return this;
-        }
-
-        public boolean cancelOnDisconnect()
-        {
-            return cancelOnDisconnect;
-        }
-
-        /**
-         * Whether the client sends a Heartbeat after one interval with nothing sent; default true.
-         * (A gateway silent for two intervals is always treated as dead.)
-         */
-        public Context heartbeats(final boolean heartbeats)
-        {
-            this.heartbeats = heartbeats;
-            return this;
-        }
-
-        public boolean heartbeats()
-        {
-            return heartbeats;
-        }
-
-        /** Whether a lost session is re-opened by itself; default true. */
-        public Context reconnect(final boolean reconnect)
-        {
-            this.reconnect = reconnect;
-            return this;
-        }
-
-        public boolean reconnect()
-        {
-            return reconnect;
-        }
-
-        /** The reconnect delays: doubling from {@code initial} up to {@code max}, with jitter. */
-        public Context reconnectBackoff(final Duration initial, final Duration max)
-        {
-            this.reconnectBackoffInitial = initial;
-            this.reconnectBackoffMax = max;
-            return this;
-        }
-
-        public Duration reconnectBackoffInitial()
-        {
-            return reconnectBackoffInitial;
-        }
-
-        public Duration reconnectBackoffMax()
-        {
-            return reconnectBackoffMax;
-        }
-
-        public Context connectTimeout(final Duration connectTimeout)
-        {
-            this.connectTimeout = connectTimeout;
-            return this;
-        }
-
-        public Duration connectTimeout()
-        {
-            return connectTimeout;
-        }
-
-        /** How long to wait for LoginAccepted after the Login; default 10 s. */
-        public Context loginTimeout(final Duration loginTimeout)
-        {
-            this.loginTimeout = loginTimeout;
-            return this;
-        }
-
-        public Duration loginTimeout()
-        {
-            return loginTimeout;
-        }
-
-        /** Epoch milliseconds, for Login timestamps, heartbeats and the first order id. */
-        public Context clock(final LongSupplier clock)
-        {
-            this.clock = clock;
-            return this;
-        }
-
-        public LongSupplier clock()
-        {
-            return clock;
-        }
-
-        /** Where Login nonces come from; default a SecureRandom. */
-        public Context nonceSource(final Random nonceSource)
-        {
-            this.nonceSource = nonceSource;
-            return this;
-        }
-
-        public Random nonceSource()
-        {
-            return nonceSource;
-        }
-
-        /** The most order-entry commands waiting for an answer; default 4096. */
-        public Context maxPendingCommands(final int maxPendingCommands)
-        {
-            this.maxPendingCommands = maxPendingCommands;
-            return this;
-        }
-
-        public int maxPendingCommands()
-        {
-            return maxPendingCommands;
-        }
-
-        /**
-         * The first id {@link GpuxClient#nextOrderId()} hands out; 0 (the default): the clock in
-         * milliseconds times 1000, so that a restarted client does not reuse the ids of its orders
-         * still open.
-         */
-        public Context firstOrderId(final long firstOrderId)
-        {
-            this.firstOrderId = firstOrderId;
-            return this;
-        }
-
-        public long firstOrderId()
-        {
-            return firstOrderId;
-        }
-
-        /**
-         * Resume the first Login after this account event seq (an application that kept its place);
-         * -1 (the default): the first session starts live.
-         */
-        public Context lastSeq(final long lastSeq)
-        {
-            this.lastSeq = lastSeq;
-            return this;
-        }
-
-        public long lastSeq()
-        {
-            return lastSeq;
-        }
-
-        /** The largest Envelope accepted from the gateway; default 64 KiB. */
-        public Context maxFrameBytes(final int maxFrameBytes)
-        {
-            this.maxFrameBytes = maxFrameBytes;
-            return this;
-        }
-
-        public int maxFrameBytes()
-        {
-            return maxFrameBytes;
-        }
-
-        /** Queued order entry stops being written above {@code high} bytes unsent, resumes below {@code low}. */
-        public Context writeBufferWaterMark(final int low, final int high)
-        {
-            this.writeBufferLowWaterMark = low;
-            this.writeBufferHighWaterMark = high;
-            return this;
-        }
-
-        public int writeBufferLowWaterMark()
-        {
-            return writeBufferLowWaterMark;
-        }
-
-        public int writeBufferHighWaterMark()
-        {
-            return writeBufferHighWaterMark;
-        }
-
-        /** Receives what a listener throws (the client carries on); default: print it. */
-        public Context errorHandler(final Consumer<Throwable> errorHandler)
-        {
-            this.errorHandler = errorHandler;
-            return this;
-        }
-
-        public Consumer<Throwable> errorHandler()
-        {
-            return errorHandler;
-        }
+        requests.answer(Envelope.newBuilder().setWorkloadLog(log), requestId);
     }
 }

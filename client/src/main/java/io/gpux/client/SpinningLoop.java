@@ -19,7 +19,7 @@ import java.util.function.IntSupplier;
  * <pre>{@code
  * EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1,
  *     new SpinningLoop(EpollIoHandler.newFactory(), bot::doWork));
- * GpuxClient client = new GpuxClient(new GpuxClient.Context()...eventLoopGroup(loop)...);
+ * GpuxClient client = new GpuxClient(new ClientContext()...eventLoopGroup(loop)...);
  * }</pre>
  *
  * The loop takes a whole core while it runs; one loop per bot process is the intended use.

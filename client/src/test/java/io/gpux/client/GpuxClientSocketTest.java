@@ -387,9 +387,9 @@ class GpuxClientSocketTest
         clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    private GpuxClient.Context context(final Recorder recorder)
+    private ClientContext context(final Recorder recorder)
     {
-        return new GpuxClient.Context()
+        return new ClientContext()
             .host("127.0.0.1").port(port).keyId(KEY_ID).secretHex(SECRET_HEX)
             .listener(recorder)
             .eventLoopGroup(clientGroup)
@@ -597,7 +597,7 @@ class GpuxClientSocketTest
     void aRefusedLoginFailsConnectAndIsNotRetried() throws Exception
     {
         final Recorder recorder = new Recorder();
-        final GpuxClient.Context ctx = context(recorder).secretHex(SECRET_HEX.replace('0', '1'));
+        final ClientContext ctx = context(recorder).secretHex(SECRET_HEX.replace('0', '1'));
         try (GpuxClient client = new GpuxClient(ctx))
         {
             final GpuxSessionException refused = assertThrows(GpuxSessionException.class, client::connect);
@@ -635,7 +635,7 @@ class GpuxClientSocketTest
     @Test
     void aConnectionRefusedFailsConnect()
     {
-        final GpuxClient.Context ctx = context(new Recorder()).port(1).connectTimeout(Duration.ofSeconds(1));
+        final ClientContext ctx = context(new Recorder()).port(1).connectTimeout(Duration.ofSeconds(1));
         try (GpuxClient client = new GpuxClient(ctx))
         {
             assertThrows(java.io.IOException.class, client::connect);

@@ -1,5 +1,6 @@
 package io.gpux.sim;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.Response;
@@ -416,10 +417,10 @@ public final class DemoRun
         return String.join(", ", bad);
     }
 
-    private GpuxClient.Context context(final int port, final long keyId, final String secret, final EventLoopGroup group,
+    private ClientContext context(final int port, final long keyId, final String secret, final EventLoopGroup group,
         final String name, final Population population)
     {
-        return new GpuxClient.Context()
+        return new ClientContext()
             .host("127.0.0.1")
             .port(port)
             .keyId(keyId)

@@ -1,6 +1,7 @@
 package io.gpux.bench.gateway;
 
 import io.gpux.bench.LatencyLine;
+import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.SpinningLoop;
@@ -490,10 +491,10 @@ public final class RoundTripBenchmark implements Callable<Integer>
         }
     }
 
-    private static GpuxClient.Context context(
+    private static ClientContext context(
         final int port, final long keyId, final String secret, final EventLoopGroup loops, final boolean epoll)
     {
-        return new GpuxClient.Context().host("127.0.0.1").port(port).keyId(keyId).secretHex(secret)
+        return new ClientContext().host("127.0.0.1").port(port).keyId(keyId).secretHex(secret)
             .eventLoopGroup(loops).socketChannelClass(epoll ? EpollSocketChannel.class : NioSocketChannel.class);
     }
 

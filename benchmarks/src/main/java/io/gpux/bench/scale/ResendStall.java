@@ -1,6 +1,7 @@
 package io.gpux.bench.scale;
 
 import io.gpux.bench.LatencyLine;
+import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.engine.pipeline.Durability;
@@ -201,9 +202,9 @@ public final class ResendStall implements Callable<Integer>
     {
     }
 
-    private static GpuxClient.Context context(final Exchange exchange, final String[] key, final EventLoopGroup loops)
+    private static ClientContext context(final Exchange exchange, final String[] key, final EventLoopGroup loops)
     {
-        return new GpuxClient.Context().host("127.0.0.1").port(exchange.port()).keyId(Long.parseLong(key[0]))
+        return new ClientContext().host("127.0.0.1").port(exchange.port()).keyId(Long.parseLong(key[0]))
             .secretHex(key[1]).eventLoopGroup(loops).socketChannelClass(NioSocketChannel.class);
     }
 

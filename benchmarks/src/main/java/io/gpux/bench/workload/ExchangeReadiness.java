@@ -1,5 +1,6 @@
 package io.gpux.bench.workload;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.agent.AgentWorkloads;
@@ -230,7 +231,7 @@ public final class ExchangeReadiness
 
     private static GpuxClient client(final int port, final long keyId, final String secret)
     {
-        return new GpuxClient(new GpuxClient.Context().host("127.0.0.1").port(port).keyId(keyId).secretHex(secret));
+        return new GpuxClient(new ClientContext().host("127.0.0.1").port(port).keyId(keyId).secretHex(secret));
     }
 
     private static String[] account(final GpuxClient admin, final String name, final Role role, final long deposit)

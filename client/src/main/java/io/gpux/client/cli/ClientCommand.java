@@ -1,6 +1,7 @@
 package io.gpux.client.cli;
 
 import com.google.protobuf.ByteString;
+import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.GpuxSessionException;
@@ -139,7 +140,7 @@ abstract class ClientCommand implements Callable<Integer>
         return connect(listener, ctx -> { });
     }
 
-    GpuxClient connect(final ClientListener listener, final Consumer<GpuxClient.Context> settings)
+    GpuxClient connect(final ClientListener listener, final Consumer<ClientContext> settings)
         throws CliException, IOException, InterruptedException
     {
         return open(newClient(listener, settings));
@@ -158,12 +159,12 @@ abstract class ClientCommand implements Callable<Integer>
      * A client of the connection options, not connected yet: for a caller that attaches its listeners
      * before the Login, so that nothing the exchange sends at the Login is missed; then {@link #open}.
      */
-    GpuxClient newClient(final ClientListener listener, final Consumer<GpuxClient.Context> settings) throws CliException
+    GpuxClient newClient(final ClientListener listener, final Consumer<ClientContext> settings) throws CliException
     {
         return newClient(listener, settings, false);
     }
 
-    private GpuxClient newClient(final ClientListener listener, final Consumer<GpuxClient.Context> settings,
+    private GpuxClient newClient(final ClientListener listener, final Consumer<ClientContext> settings,
         final boolean marketData) throws CliException
     {
         final Credentials key = marketData ? null : Credentials.resolve(connection.keyFile, env());
@@ -173,7 +174,7 @@ abstract class ClientCommand implements Callable<Integer>
             throw CliException.usage("--port must be 1 to 65535, got " + connection.port);
         }
         final PrintWriter err = err();
-        final GpuxClient.Context ctx = new GpuxClient.Context()
+        final ClientContext ctx = new ClientContext()
             .host(connection.host)
             .port(connection.port)
             .listener(listener)

@@ -1,5 +1,6 @@
 package io.gpux.client.cli;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import java.nio.file.Path;
 import java.util.Map;
@@ -43,7 +44,7 @@ record TlsChoice(boolean tls, Path caFile, String fingerprint)
         return choice;
     }
 
-    void applyTo(final GpuxClient.Context ctx)
+    void applyTo(final ClientContext ctx)
     {
         ctx.tls(tls).tlsCaFile(caFile).tlsFingerprint(fingerprint);
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.Prices;
@@ -570,7 +571,7 @@ class OwnerAgentTest
     private static GpuxClient connect(final int port, final long keyId, final String secret, final ClientListener listener)
         throws Exception
     {
-        final GpuxClient c = new GpuxClient(new GpuxClient.Context().port(port).keyId(keyId).secretHex(secret)
+        final GpuxClient c = new GpuxClient(new ClientContext().port(port).keyId(keyId).secretHex(secret)
             .listener(listener).reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200)).errorHandler(t -> { }));
         c.connect();
         return c;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.gateway.Exchange;
 import io.gpux.proto.v1.Envelope;
@@ -635,7 +636,7 @@ class GpuxCliTest
         throws Exception
     {
         final String[] key = Files.readString(Path.of(keyFile)).trim().split(":");
-        try (GpuxClient c = new GpuxClient(new GpuxClient.Context().port(exchange.port()).keyId(Long.parseLong(key[0]))
+        try (GpuxClient c = new GpuxClient(new ClientContext().port(exchange.port()).keyId(Long.parseLong(key[0]))
             .secretHex(key[1])))
         {
             c.connect();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.Prices;
@@ -181,7 +182,7 @@ class MarketDataCliTest
 
         // the library's market-data login, its blocking and its listener's history alike
         final Map<Long, History> heard = new java.util.concurrent.ConcurrentHashMap<>();
-        try (GpuxClient anonymous = new GpuxClient(new GpuxClient.Context().port(exchange.port()).marketData()
+        try (GpuxClient anonymous = new GpuxClient(new ClientContext().port(exchange.port()).marketData()
             .listener(new ClientListener()
             {
                 @Override
@@ -255,7 +256,7 @@ class MarketDataCliTest
 
     private GpuxClient login(final String[] key) throws Exception
     {
-        final GpuxClient c = new GpuxClient(new GpuxClient.Context().port(exchange.port()).keyId(Long.parseLong(key[0]))
+        final GpuxClient c = new GpuxClient(new ClientContext().port(exchange.port()).keyId(Long.parseLong(key[0]))
             .secretHex(key[1]));
         c.connect();
         return c;

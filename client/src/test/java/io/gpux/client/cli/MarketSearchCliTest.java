@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.RequestFailedException;
 import io.gpux.client.cli.GpuxCliTest.Run;
@@ -331,7 +332,7 @@ class MarketSearchCliTest
     private static GpuxClient client(final String keyFile) throws Exception
     {
         final String[] key = Files.readString(Path.of(keyFile)).trim().split(":");
-        final GpuxClient c = new GpuxClient(new GpuxClient.Context().port(exchange.port()).keyId(Long.parseLong(key[0]))
+        final GpuxClient c = new GpuxClient(new ClientContext().port(exchange.port()).keyId(Long.parseLong(key[0]))
             .secretHex(key[1]));
         c.connect();
         return c;

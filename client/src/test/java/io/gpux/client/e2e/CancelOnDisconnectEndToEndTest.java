@@ -1,5 +1,6 @@
 package io.gpux.client.e2e;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.Prices;
 import io.gpux.gateway.Exchange;
@@ -68,7 +69,7 @@ class CancelOnDisconnectEndToEndTest
     }
 
     private GpuxClient connect(final int port, final E2e.Key key, final Recorder recorder,
-        final java.util.function.Consumer<GpuxClient.Context> settings) throws Exception
+        final java.util.function.Consumer<ClientContext> settings) throws Exception
     {
         final GpuxClient client = E2e.connect(port, key, recorder, settings);
         closeables.add(client);

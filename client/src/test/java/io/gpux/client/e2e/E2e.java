@@ -1,5 +1,6 @@
 package io.gpux.client.e2e;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.Prices;
 import io.gpux.client.agent.AgentWorkloads;
@@ -52,10 +53,10 @@ final class E2e
     }
 
     /** A connected (logged-in) client of a key, with the recorder as its first listener. */
-    static GpuxClient connect(final int port, final Key key, final Recorder recorder, final Consumer<GpuxClient.Context> settings)
+    static GpuxClient connect(final int port, final Key key, final Recorder recorder, final Consumer<ClientContext> settings)
         throws IOException, InterruptedException
     {
-        final GpuxClient.Context ctx = new GpuxClient.Context()
+        final ClientContext ctx = new ClientContext()
             .host("127.0.0.1").port(port).keyId(key.id()).secretHex(key.secret())
             .listener(recorder).clientName("e2e-" + recorder.name);
         if (settings != null)

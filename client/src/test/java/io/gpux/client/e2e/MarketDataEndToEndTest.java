@@ -3,6 +3,7 @@ package io.gpux.client.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.Prices;
@@ -111,7 +112,7 @@ class MarketDataEndToEndTest
     /** A market-data client (no key) that adds the market's trades to the list. */
     private void watch(final List<Trade> trades) throws Exception
     {
-        final GpuxClient watcher = new GpuxClient(new GpuxClient.Context().port(server.port()).marketData().reconnect(false)
+        final GpuxClient watcher = new GpuxClient(new ClientContext().port(server.port()).marketData().reconnect(false)
             .listener(new ClientListener()
             {
                 @Override

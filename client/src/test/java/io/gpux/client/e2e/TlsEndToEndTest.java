@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.gateway.Exchange;
 import io.gpux.gateway.tls.Certificates;
@@ -88,7 +89,7 @@ class TlsEndToEndTest
     @Test
     void pinnedFingerprintLogsInAndTrades() throws Exception
     {
-        final Consumer<GpuxClient.Context> pinned = c -> c.tlsFingerprint(selfSignedTls.fingerprint());
+        final Consumer<ClientContext> pinned = c -> c.tlsFingerprint(selfSignedTls.fingerprint());
         try (GpuxClient admin = E2e.connect(selfSigned.port(), adminKey(selfSigned), new Recorder("admin"), pinned))
         {
             final E2e.Key owner = E2e.account(admin, "owner", Role.OWNER, 0);
@@ -174,20 +175,20 @@ class TlsEndToEndTest
     @Test
     void settingsAreCheckedBeforeConnecting()
     {
-        final GpuxClient.Context both = new GpuxClient.Context().port(1).keyId(1).secretHex("00".repeat(32))
+        final ClientContext both = new ClientContext().port(1).keyId(1).secretHex("00".repeat(32))
             .tlsCaFile(caFile).tlsFingerprint(selfSignedTls.fingerprint());
         assertEquals("verify the gateway by a CA file or by a pinned fingerprint, not both",
             assertThrows(IllegalArgumentException.class, both::conclude).getMessage());
-        final GpuxClient.Context malformed = new GpuxClient.Context().port(1).keyId(1).secretHex("00".repeat(32))
+        final ClientContext malformed = new ClientContext().port(1).keyId(1).secretHex("00".repeat(32))
             .tlsFingerprint("SHA256:AB:CD");
         assertEquals("a TLS fingerprint is SHA256: and the 32 bytes of the certificate's SHA-256 in hex (AB:CD:...), " +
             "not 'SHA256:AB:CD'", assertThrows(IllegalArgumentException.class, malformed::conclude).getMessage());
-        final GpuxClient.Context missing = new GpuxClient.Context().port(1).keyId(1).secretHex("00".repeat(32))
+        final ClientContext missing = new ClientContext().port(1).keyId(1).secretHex("00".repeat(32))
             .tlsCaFile(dir.resolve("no-such-ca.pem"));
         assertEquals("TLS CA file " + dir.resolve("no-such-ca.pem") + " does not exist",
             assertThrows(IllegalArgumentException.class, missing::conclude).getMessage());
-        assertFalse(new GpuxClient.Context().tls(), "plain TCP unless asked");
-        assertTrue(new GpuxClient.Context().tlsCaFile(caFile).tls());
+        assertFalse(new ClientContext().tls(), "plain TCP unless asked");
+        assertTrue(new ClientContext().tlsCaFile(caFile).tls());
     }
 
     private static E2e.Key adminKey(final Exchange exchange)
