@@ -3,6 +3,7 @@ package io.gpux.bench.suite;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpux.bench.OrderFlows;
 import io.gpux.bench.PairedBooks;
+import io.gpux.bench.ResultFile;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
@@ -323,20 +324,26 @@ public final class BenchSuite
             gpux.put(flow, jmh("book", "io.gpux.bench.OrderBookBenchmark.gpux$", "gpux engine, " + flow, "flow commands/s",
                 Map.of("flow", flow, "flowDir", flowDir.toString())));
         }
+        final Path results = scratch.resolve("exchange-core-jmh.json");
         final List<String> args = new ArrayList<>(List.of("io.gpux.bench.xc.ExchangeCoreBookBenchmark.book$"));
         args.addAll(jmhArgs());
-        args.addAll(List.of("-p", "flowDir=" + flowDir, "-p", "impl=" + profile.xcBooks()));
-        final Child c = child("exchange-core JMH", xcClasspath, "io.gpux.bench.xc.XcJmh", args);
+        args.addAll(List.of("-p", "flowDir=" + flowDir, "-p", "impl=" + profile.xcBooks(), "-rf", "json", "-rff",
+            results.toString()));
+        final Child c = child("exchange-core JMH", xcClasspath, "org.openjdk.jmh.Main", args);
         final List<Report.Figure> xc = new ArrayList<>();
-        for (final Map<String, String> r : c.results())
+        // JMH's own results file: one object a benchmark and parameter set
+        for (final JsonNode r : ResultFile.read(results))
         {
-            final String params = r.getOrDefault("params", "");
-            final String flow = param(params, "flow");
-            final String impl = param(params, "impl");
+            final String flow = r.path("params").path("flow").asText("?");
+            final String impl = r.path("params").path("impl").asText("?");
+            final JsonNode primary = r.path("primaryMetric");
+            final JsonNode alloc = r.path("secondaryMetrics").path("gc.alloc.rate.norm");
             final Report.Figure f = new Report.Figure("book", "exchange-core OrderBook" +
-                (impl.equals("naive") ? "NaiveImpl" : "DirectImpl") + ", " + flow, "flow commands/s", dbl(r, "score"),
-                dbl(r, "error"), "99.9 % confidence half-width (JMH)", profile.jmhIterations() * Math.max(1, profile.jmhForks()),
-                new double[0], dbl(r, "alloc"), dbl(r, "allocError"), null, "JMH " + r.get("unit").replace('_', ' '));
+                (impl.equals("naive") ? "NaiveImpl" : "DirectImpl") + ", " + flow, "flow commands/s", primary.path("score")
+                .asDouble(Double.NaN), primary.path("scoreError").asDouble(Double.NaN), "99.9 % confidence half-width (JMH)",
+                profile.jmhIterations() * Math.max(1, profile.jmhForks()), new double[0], alloc.path("score")
+                .asDouble(Double.NaN), alloc.path("scoreError").asDouble(Double.NaN), null, "JMH " +
+                primary.path("scoreUnit").asText());
             report.figures.add(f);
             xc.add(f);
             final Report.Figure g = gpux.get(flow);
@@ -453,18 +460,6 @@ public final class BenchSuite
             Double.NaN, Double.NaN, null, note + String.format(", %,.0f per CPU-second", PairedBooks.quartiles(cpu)[1]));
     }
 
-    private static String param(final String params, final String key)
-    {
-        for (final String kv : params.split(","))
-        {
-            if (kv.startsWith(key + ":"))
-            {
-                return kv.substring(key.length() + 1);
-            }
-        }
-        return "?";
-    }
-
     // ---- the pipelines -----------------------------------------------------------------------------------------
 
     private String gpuxClasspath()
@@ -482,9 +477,9 @@ public final class BenchSuite
             for (int i = 0; i < runs.length && ok; i++)
             {
                 final Child c = comparePipeline(config, flow, 0, profile.compareWarmup(), profile.compareMessages());
-                final Map<String, String> r = c.result("mode", "throughput");
-                ok = r != null && c.exit() == 0;
-                runs[i] = ok ? dbl(r, "rate") : Double.NaN;
+                final JsonNode rate = c.figures().path("flowCommandsPerSecond");
+                ok = rate.isNumber() && c.exit() == 0;
+                runs[i] = ok ? rate.asDouble() : Double.NaN;
                 if (!ok)
                 {
                     report.failures.add("pipeline comparison " + config + " " + flow + " throughput: exit " + c.exit());
@@ -510,14 +505,14 @@ public final class BenchSuite
             for (final String config : profile.latencyConfigs())
             {
                 final Child c = comparePipeline(config, flow, rate, profile.latencyWarmup(rate), profile.latencyMessages(rate));
-                final Map<String, String> r = c.result("mode", "latency");
-                if (r == null || c.exit() != 0)
+                final JsonNode latency = c.figures().path("latency");
+                if (latency.isMissingNode() || c.exit() != 0)
                 {
                     report.failures.add("pipeline comparison " + config + " " + flow + " latency at " + rate + "/s: exit " + c.exit());
                     continue;
                 }
                 final Report.Figure f = Report.Figure.latency("compare", String.format("%s, %s, %,d/s offered", label(config),
-                    flow, rate), percentiles(r), String.format("%,d warm-up flow commands excluded", profile.latencyWarmup(rate)));
+                    flow, rate), percentiles(latency), String.format("%,d warm-up flow commands excluded", profile.latencyWarmup(rate)));
                 report.figures.add(f);
                 lat.put(config, f);
             }
@@ -568,10 +563,10 @@ public final class BenchSuite
         if (config.startsWith("gpux"))
         {
             args.addAll(List.of("--durability", config.substring(5)));
-            return child(label(config) + " " + flow, gpuxClasspath(), "io.gpux.bench.pipeline.OrderFlowPipelineBenchmark", args);
+            return measured(label(config) + " " + flow, gpuxClasspath(), "io.gpux.bench.pipeline.OrderFlowPipelineBenchmark", args);
         }
         args.addAll(List.of("--journal", config.substring(3)));
-        return child(label(config) + " " + flow, xcClasspath, "io.gpux.bench.xc.ExchangeCorePipelineBenchmark", args);
+        return measured(label(config) + " " + flow, xcClasspath, "io.gpux.bench.xc.ExchangeCorePipelineBenchmark", args);
     }
 
     private void pipeline()
@@ -781,16 +776,6 @@ public final class BenchSuite
             out.put(k, v.isNumber() ? v.asDouble() : Double.NaN);
         }
         return out;
-    }
-
-    private static Map<String, Double> percentiles(final Map<String, String> r)
-    {
-        final Map<String, Double> p = new LinkedHashMap<>();
-        for (final String k : new String[] {"p50", "p90", "p99", "p99.9", "p99.99", "max", "count"})
-        {
-            p.put(k, dbl(r, k));
-        }
-        return p;
     }
 
     private static double dbl(final Map<String, String> r, final String key)
