@@ -39,7 +39,7 @@ class BenchSuiteSmokeTest
         for (final String figure : new String[] {
             "HotPathBenchmark.commandEncode", "HotPathBenchmark.eventEncodeDecode", "HotPathBenchmark.journalAppend",
             "HotPathBenchmark.gatewayDecode", "HotPathBenchmark.gatewayEncode",
-            "restart after 60,000 journaled commands",
+            "restart after 20,000 journaled commands",
             "random arrival's wait, spinning thread 1 of 2", "random arrival's wait, spinning thread 2 of 2",
             "loopback echo round trip, 2,000 messages/s offered"})
         {
@@ -61,7 +61,7 @@ class BenchSuiteSmokeTest
             "exchange-core journal on, synthetic, throughput", "exchange-core journal off, synthetic, throughput",
             "gpux ASYNC, synthetic, 20,000/s offered", "exchange-core journal on, synthetic, 20,000/s offered",
             "throughput ASYNC", "ASYNC, 20,000 commands/s offered",
-            "restart after 60,000 journaled commands", "bid -> fill at the client",
+            "restart after 20,000 journaled commands", "bid -> fill at the client",
             "random arrival's wait, spinning thread 1 of 2", "random arrival's wait, spinning thread 2 of 2",
             "loopback echo round trip, 2,000 messages/s offered"})
         {
