@@ -1,5 +1,7 @@
 package io.gpux.bench.xc;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import exchange.core2.core.ExchangeApi;
 import exchange.core2.core.ExchangeCore;
 import exchange.core2.core.common.CoreWaitStrategy;
@@ -55,12 +57,16 @@ import java.util.stream.Stream;
  * Settings for 2 cores: exchange-core's {@code baseBuilder} (ring 16k, 1 matching engine, 1 risk engine, groups of
  * 256) with {@code OrderBookDirectImpl}, the YIELDING wait strategy and plain threads (no CPU pinning). Its journal
  * is a file opened {@code "rwd"}: every write (one per batch) waits for the device, as gpux's {@code SYNC} does.
- * Every user gets balances enough for the whole run; the flow's trades are checked. Ends with a {@code RESULT} line.
+ * Every user gets balances enough for the whole run; the flow's trades are checked. With {@code --json FILE}, also writes its figures there.
  */
 @CommandLine.Command(name = "bench-xc-pipeline", mixinStandardHelpOptions = true)
 public final class ExchangeCorePipelineBenchmark implements Callable<Integer>
 {
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final long BALANCE = 100_000_000_000_000_000L;
+
+    @Option(names = "--json", description = "also write the figures to this JSON file (what ./gpux bench reads)")
+    Path json;
 
     @Option(names = "--flow", description = "lobster or synthetic (default ${DEFAULT-VALUE})")
     String flow = "synthetic";
@@ -93,6 +99,18 @@ public final class ExchangeCorePipelineBenchmark implements Callable<Integer>
     private long trades;
     private long failed;
     private volatile String firstFailure;
+
+    /**
+     * The figures for {@code ./gpux bench}, in the layout of gpux's {@code ResultFile} (this module has no gpux class
+     * on its classpath): latency percentiles in microseconds with their count.
+     */
+    private void writeFigures(final ObjectNode figures) throws IOException
+    {
+        if (json != null)
+        {
+            JSON.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), figures);
+        }
+    }
 
     public static void main(final String[] args)
     {
@@ -195,10 +213,16 @@ public final class ExchangeCorePipelineBenchmark implements Callable<Integer>
                     h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, h.getValueAtPercentile(99.99) / 1e3,
                     h.getMaxValue() / 1e3);
                 check(f, total);
-                System.out.printf("RESULT side=exchange-core mode=latency flow=%s journal=%s rate=%d count=%d p50=%.1f " +
-                    "p90=%.1f p99=%.1f p99.9=%.1f p99.99=%.1f max=%.1f%n", flow, journal ? "on" : "off", rate, h.getTotalCount(),
-                    h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3, h.getValueAtPercentile(99) / 1e3,
-                    h.getValueAtPercentile(99.9) / 1e3, h.getValueAtPercentile(99.99) / 1e3, h.getMaxValue() / 1e3);
+                final ObjectNode figures = JSON.createObjectNode();
+                final ObjectNode p = figures.putObject("latency");
+                p.put("p50", h.getValueAtPercentile(50) / 1e3);
+                p.put("p90", h.getValueAtPercentile(90) / 1e3);
+                p.put("p99", h.getValueAtPercentile(99) / 1e3);
+                p.put("p99.9", h.getValueAtPercentile(99.9) / 1e3);
+                p.put("p99.99", h.getValueAtPercentile(99.99) / 1e3);
+                p.put("max", h.getMaxValue() / 1e3);
+                p.put("count", h.getTotalCount());
+                writeFigures(figures);
             }
             else
             {
@@ -221,8 +245,11 @@ public final class ExchangeCorePipelineBenchmark implements Callable<Integer>
                 check(f, total);
                 System.out.printf("throughput journal %s: %,d flow commands in %.3f s = %,.0f flow commands/s%n",
                     journal ? "on" : "off", messages, ns / 1e9, messages * 1e9 / ns);
-                System.out.printf("RESULT side=exchange-core mode=throughput flow=%s journal=%s messages=%d seconds=%.6f " +
-                    "rate=%.0f%n", flow, journal ? "on" : "off", messages, ns / 1e9, messages * 1e9 / ns);
+                final ObjectNode figures = JSON.createObjectNode();
+                figures.put("flowCommands", messages);
+                figures.put("seconds", ns / 1e9);
+                figures.put("flowCommandsPerSecond", messages * 1e9 / ns);
+                writeFigures(figures);
             }
         }
         finally

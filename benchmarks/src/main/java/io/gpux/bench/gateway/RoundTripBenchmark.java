@@ -1,5 +1,7 @@
 package io.gpux.bench.gateway;
 
+import io.gpux.bench.ResultFile;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpux.bench.LatencyLine;
 import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
@@ -59,6 +61,9 @@ public final class RoundTripBenchmark implements Callable<Integer>
 {
     private static final String MARKET = "BENCH-GPU";
     private static final long PRICE = 10_000;
+
+    @Option(names = "--json", description = "also write the figures to this JSON file (what ./gpux bench reads)")
+    Path json;
 
     @Option(names = "--rate", description = "offered bids per second, over all connections (default ${DEFAULT-VALUE})")
     long rate = 50_000;
@@ -373,6 +378,14 @@ public final class RoundTripBenchmark implements Callable<Integer>
                 firstError == null ? "" : " (first: " + firstError + ")");
             System.out.printf("bid -> fill back at the client, us (%,d measured): %s%n", all.getTotalCount(),
                 LatencyLine.of(all));
+            final ObjectNode figures = ResultFile.create();
+            figures.put("sent", total);
+            figures.put("achievedPerSecond", total / offeredSeconds);
+            figures.put("fills", fills);
+            figures.put("errors", errors);
+            figures.put("measuredErrors", measuredErrors);
+            ResultFile.latency(figures, "bidToFill", all);
+            ResultFile.write(json, figures);
             if (timeline)
             {
                 printTimeline(renters, start);

@@ -1,7 +1,9 @@
 package io.gpux.bench.pipeline;
 
 import io.gpux.bench.LatencyLine;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpux.bench.OrderFlowFeed;
+import io.gpux.bench.ResultFile;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.pipeline.Durability;
@@ -27,11 +29,14 @@ import java.util.concurrent.Callable;
  *     when it was due (not sent) to its first event at the publisher, so a stall counts against every command
  *     queued behind it (coordinated omission corrected); warm-up excluded; HdrHistogram, 3 digits.</li>
  * </ul>
- * Ends with a machine-readable {@code RESULT} line.
+ * With {@code --json FILE}, also writes its figures there ({@code ResultFile}).
  */
 @CommandLine.Command(name = "bench-flow-pipeline", mixinStandardHelpOptions = true)
 public final class OrderFlowPipelineBenchmark implements Callable<Integer>
 {
+    @Option(names = "--json", description = "also write the figures to this JSON file (what ./gpux bench reads)")
+    Path json;
+
     @Option(names = "--flow", description = "lobster or synthetic (default ${DEFAULT-VALUE})")
     String flow = "synthetic";
 
@@ -135,11 +140,9 @@ public final class OrderFlowPipelineBenchmark implements Callable<Integer>
                 awaitApplied(pipeline, sequence);
                 System.out.printf("latency %s at %,d flow commands/s offered, %,d measured after %,d warm-up (us): %s%n",
                     durability, rate, histogram.getTotalCount(), warmup, LatencyLine.of(histogram));
-                System.out.printf("RESULT side=gpux mode=latency flow=%s durability=%s rate=%d count=%d p50=%.1f p90=%.1f " +
-                    "p99=%.1f p99.9=%.1f p99.99=%.1f max=%.1f%n", flow, durability, rate, histogram.getTotalCount(),
-                    histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
-                    histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
-                    histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3);
+                final ObjectNode figures = ResultFile.create();
+                ResultFile.latency(figures, "latency", histogram);
+                ResultFile.write(json, figures);
             }
             else
             {
@@ -152,8 +155,11 @@ public final class OrderFlowPipelineBenchmark implements Callable<Integer>
                 final long ns = System.nanoTime() - t0;
                 System.out.printf("throughput %s: %,d flow commands (%,d gpux commands) in %.3f s = %,.0f flow commands/s " +
                     "(both journals on)%n", durability, messages, sequence - measuredFrom, ns / 1e9, messages * 1e9 / ns);
-                System.out.printf("RESULT side=gpux mode=throughput flow=%s durability=%s messages=%d seconds=%.6f rate=%.0f%n",
-                    flow, durability, messages, ns / 1e9, messages * 1e9 / ns);
+                final ObjectNode figures = ResultFile.create();
+                figures.put("flowCommands", messages);
+                figures.put("seconds", ns / 1e9);
+                figures.put("flowCommandsPerSecond", messages * 1e9 / ns);
+                ResultFile.write(json, figures);
             }
             if (pipeline.failed())
             {

@@ -1,5 +1,7 @@
 package io.gpux.bench.pipeline;
 
+import io.gpux.bench.ResultFile;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpux.bench.LatencyLine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
@@ -25,6 +27,9 @@ import java.util.stream.Stream;
 @CommandLine.Command(name = "pipeline-bench", mixinStandardHelpOptions = true)
 public final class PipelineBenchmark implements Callable<Integer>
 {
+    @Option(names = "--json", description = "also write the figures to this JSON file (what ./gpux bench reads)")
+    Path json;
+
     @Option(names = "--durability", description = "ASYNC or SYNC")
     Durability durability = Durability.ASYNC;
 
@@ -198,6 +203,10 @@ public final class PipelineBenchmark implements Callable<Integer>
                     LatencyLine.of(histogram));
                 System.out.printf("  from the publish (the load generator's own lateness excluded) (us): %s%n",
                     LatencyLine.of(fromSent));
+                final ObjectNode figures = ResultFile.create();
+                ResultFile.latency(figures, "fromDue", histogram);
+                ResultFile.latency(figures, "fromPublish", fromSent);
+                ResultFile.write(json, figures);
             }
             else
             {
@@ -215,6 +224,11 @@ public final class PipelineBenchmark implements Callable<Integer>
                 final long ns = System.nanoTime() - t0;
                 System.out.printf("throughput %s%s: %,d commands in %.3f s = %,.0f commands/s (both journals on)%n",
                     durability, polled ? " polled" : "", commands, ns / 1e9, commands * 1e9 / ns);
+                final ObjectNode figures = ResultFile.create();
+                figures.put("commands", commands);
+                figures.put("seconds", ns / 1e9);
+                figures.put("commandsPerSecond", commands * 1e9 / ns);
+                ResultFile.write(json, figures);
             }
         }
         System.out.printf("journal files: commands %,d bytes, events %,d bytes (apparent size)%n", size(data.resolve("commands")),

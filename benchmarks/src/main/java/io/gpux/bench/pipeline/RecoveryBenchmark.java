@@ -1,5 +1,7 @@
 package io.gpux.bench.pipeline;
 
+import io.gpux.bench.ResultFile;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.journal.Journal;
 import io.gpux.engine.pipeline.ExchangePipeline;
@@ -19,6 +21,9 @@ import java.util.concurrent.Callable;
 @CommandLine.Command(name = "recovery-bench", mixinStandardHelpOptions = true)
 public final class RecoveryBenchmark implements Callable<Integer>
 {
+    @Option(names = "--json", description = "also write the figures to this JSON file (what ./gpux bench reads)")
+    Path json;
+
     @Option(names = "--commands", description = "commands to journal before the restart")
     int commands = 10_000_000;
 
@@ -61,8 +66,12 @@ public final class RecoveryBenchmark implements Callable<Integer>
                     }
                 }
             }
-            System.out.printf("journaled %,d commands in %.1f s (snapshot every %,d)%n", commands,
-                (System.nanoTime() - t0) / 1e9, snapshotEvery);
+            final double journalSeconds = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("journaled %,d commands in %.1f s (snapshot every %,d)%n", commands, journalSeconds,
+                snapshotEvery);
+            final ObjectNode figures = ResultFile.create();
+            figures.put("commands", commands);
+            figures.put("journalSeconds", journalSeconds);
 
             final long t1 = System.nanoTime();
             final Recovery.Result r;
@@ -74,6 +83,11 @@ public final class RecoveryBenchmark implements Callable<Integer>
             System.out.printf("recovery with snapshots: %.2f s (snapshot at command %,d, %,d commands replayed, " +
                 "%,d events checked), state at command %,d%n", recoverySeconds, r.snapshotSequence(),
                 r.replayedCommands(), r.checkedEvents(), r.commandSequence());
+            final ObjectNode recovery = figures.putObject("recovery");
+            recovery.put("seconds", recoverySeconds);
+            recovery.put("snapshotSequence", r.snapshotSequence());
+            recovery.put("replayedCommands", r.replayedCommands());
+            recovery.put("checkedEvents", r.checkedEvents());
 
             if (fullReplay)
             {
@@ -82,12 +96,18 @@ public final class RecoveryBenchmark implements Callable<Integer>
                     Journal eventJournal = Journal.openReadOnly(data.resolve("events")))
                 {
                     final Recovery.Result full = Recovery.recover(commandJournal, eventJournal, null, null, true, m -> { });
+                    final double fullSeconds = (System.nanoTime() - t2) / 1e9;
                     System.out.printf("full replay from command 1: %.2f s (%,d commands, %,d events checked)%n",
-                        (System.nanoTime() - t2) / 1e9, full.replayedCommands(), full.checkedEvents());
+                        fullSeconds, full.replayedCommands(), full.checkedEvents());
+                    final ObjectNode replay = figures.putObject("fullReplay");
+                    replay.put("seconds", fullSeconds);
+                    replay.put("replayedCommands", full.replayedCommands());
+                    replay.put("checkedEvents", full.checkedEvents());
                 }
             }
             System.out.printf("journal files: commands %,d bytes, events %,d bytes (apparent size)%n",
                 PipelineBenchmark.size(data.resolve("commands")), PipelineBenchmark.size(data.resolve("events")));
+            ResultFile.write(json, figures);
         }
         finally
         {

@@ -1,5 +1,8 @@
 package io.gpux.bench.platform;
 
+import io.gpux.bench.ResultFile;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 import picocli.CommandLine;
@@ -29,6 +32,9 @@ import java.util.concurrent.Callable;
     description = "Measures the gaps in spinning threads: the machine's floor under every latency")
 public final class HiccupMeter implements Callable<Integer>
 {
+    @Option(names = "--json", description = "also write the figures to this JSON file (what ./gpux bench reads)")
+    Path json;
+
     @Option(names = "--threads", description = "spinning threads, at once (default ${DEFAULT-VALUE}; 2 on a 2-core " +
         "machine: every core busy, as with a spinning exchange and a spinning bot)")
     int threads = 1;
@@ -110,6 +116,8 @@ public final class HiccupMeter implements Callable<Integer>
         {
             t.join();
         }
+        final ObjectNode figures = ResultFile.create();
+        final var threadFigures = figures.putArray("threads");
         for (int i = 0; i < threads; i++)
         {
             final Probe p = probes.get(i);
@@ -127,7 +135,22 @@ public final class HiccupMeter implements Callable<Integer>
             System.out.printf("thread %d: an event arriving at a random moment waits, us (%,d measured gaps): p50 %.1f  " +
                 "p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n", i, p.gaps.getTotalCount(), w[0], w[1], w[2],
                 w[3], w[4], p.gaps.getMaxValue() / 1e3);
+            final ObjectNode t = threadFigures.addObject();
+            t.put("thread", i);
+            t.put("lostPercent", 100.0 * p.lostNs / p.elapsedNs);
+            t.put("gaps10usPerSecond", atLeast(p.gaps, 10_000) / s);
+            t.put("gaps100usPerSecond", atLeast(p.gaps, 100_000) / s);
+            t.put("gaps1msPerSecond", atLeast(p.gaps, 1_000_000) / s);
+            final ObjectNode wait = t.putObject("randomArrivalWait");
+            final String[] keys = {"p50", "p90", "p99", "p99.9", "p99.99"};
+            for (int k = 0; k < keys.length; k++)
+            {
+                wait.put(keys[k], w[k]);
+            }
+            wait.put("max", p.gaps.getMaxValue() / 1e3);
+            wait.put("count", p.gaps.getTotalCount());
         }
+        ResultFile.write(json, figures);
         return 0;
     }
 

@@ -1,5 +1,8 @@
 package io.gpux.bench.platform;
 
+import io.gpux.bench.ResultFile;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
 import io.gpux.bench.LatencyLine;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -36,6 +39,9 @@ public final class LoopbackFloor implements Callable<Integer>
 {
     /** Bytes of a message: its due time and send time (nanos), its sequence, padding. */
     static final int HEADER = 24;
+
+    @Option(names = "--json", description = "also write the figures to this JSON file (what ./gpux bench reads)")
+    Path json;
 
     @Option(names = "--rate", description = "offered messages per second, over all connections (default ${DEFAULT-VALUE})")
     long rate = 50_000;
@@ -98,6 +104,19 @@ public final class LoopbackFloor implements Callable<Integer>
         System.out.printf("echo thread: %s%n", r.echo().summary());
         print("due -> echo back, us", h);
         print("  from the send (the load thread's own lateness excluded), us", r.fromSend());
+        final ObjectNode figures = ResultFile.create();
+        figures.put("sent", r.sent());
+        figures.put("received", r.received());
+        ResultFile.latency(figures, "fromDue", h);
+        ResultFile.latency(figures, "fromSend", r.fromSend());
+        for (final String side : new String[] {"load", "echo"})
+        {
+            final SysCalls c = side.equals("load") ? r.load() : r.echo();
+            final ObjectNode calls = figures.putObject(side);
+            calls.put("writeUs", c.writes == 0 ? 0 : c.writeNs / 1e3 / c.writes);
+            calls.put("readUs", c.reads == 0 ? 0 : c.readNs / 1e3 / c.reads);
+        }
+        ResultFile.write(json, figures);
         return r.received() == total && r.outOfOrder() == 0 ? 0 : 1;
     }
 

@@ -1,7 +1,9 @@
 package io.gpux.bench.suite;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.gpux.bench.OrderFlows;
 import io.gpux.bench.PairedBooks;
+import io.gpux.bench.ResultFile;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
@@ -29,8 +31,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Every benchmark of the project in one run, with a results file: {@code ./gpux bench} (the short profile, under 5
@@ -61,6 +61,9 @@ public final class BenchSuite
     private final Report report = new Report();
     private PrintStream console;
     private final long startNanos = System.nanoTime();
+    /** Where the mains write their figures ({@code --json}); deleted at the end of the run. */
+    private Path scratch;
+    private int children;
 
     public static void main(final String[] args) throws Exception
     {
@@ -124,6 +127,7 @@ public final class BenchSuite
         final String host = Machine.host();
         final String base = LocalDate.now() + "-" + host + (profile == Profile.SHORT ? "" : "-" + profile.name());
         final Path raw = out.resolve(base + ".txt");
+        scratch = Files.createTempDirectory("gpux-bench");
         console = System.out;
         final PrintStream consoleErr = System.err;
         try (OutputStream rawFile = new FileOutputStream(raw.toFile()))
@@ -156,6 +160,7 @@ public final class BenchSuite
                 tee.flush();
                 System.setOut(console);
                 System.setErr(consoleErr);
+                deleteScratch();
             }
         }
         return report.failures.isEmpty();
@@ -319,20 +324,26 @@ public final class BenchSuite
             gpux.put(flow, jmh("book", "io.gpux.bench.OrderBookBenchmark.gpux$", "gpux engine, " + flow, "flow commands/s",
                 Map.of("flow", flow, "flowDir", flowDir.toString())));
         }
+        final Path results = scratch.resolve("exchange-core-jmh.json");
         final List<String> args = new ArrayList<>(List.of("io.gpux.bench.xc.ExchangeCoreBookBenchmark.book$"));
         args.addAll(jmhArgs());
-        args.addAll(List.of("-p", "flowDir=" + flowDir, "-p", "impl=" + profile.xcBooks()));
-        final Child c = child("exchange-core JMH", xcClasspath, "io.gpux.bench.xc.XcJmh", args);
+        args.addAll(List.of("-p", "flowDir=" + flowDir, "-p", "impl=" + profile.xcBooks(), "-rf", "json", "-rff",
+            results.toString()));
+        final Child c = child("exchange-core JMH", xcClasspath, "org.openjdk.jmh.Main", args);
         final List<Report.Figure> xc = new ArrayList<>();
-        for (final Map<String, String> r : c.results())
+        // JMH's own results file: one object a benchmark and parameter set
+        for (final JsonNode r : ResultFile.read(results))
         {
-            final String params = r.getOrDefault("params", "");
-            final String flow = param(params, "flow");
-            final String impl = param(params, "impl");
+            final String flow = r.path("params").path("flow").asText("?");
+            final String impl = r.path("params").path("impl").asText("?");
+            final JsonNode primary = r.path("primaryMetric");
+            final JsonNode alloc = r.path("secondaryMetrics").path("gc.alloc.rate.norm");
             final Report.Figure f = new Report.Figure("book", "exchange-core OrderBook" +
-                (impl.equals("naive") ? "NaiveImpl" : "DirectImpl") + ", " + flow, "flow commands/s", dbl(r, "score"),
-                dbl(r, "error"), "99.9 % confidence half-width (JMH)", profile.jmhIterations() * Math.max(1, profile.jmhForks()),
-                new double[0], dbl(r, "alloc"), dbl(r, "allocError"), null, "JMH " + r.get("unit").replace('_', ' '));
+                (impl.equals("naive") ? "NaiveImpl" : "DirectImpl") + ", " + flow, "flow commands/s", primary.path("score")
+                .asDouble(Double.NaN), primary.path("scoreError").asDouble(Double.NaN), "99.9 % confidence half-width (JMH)",
+                profile.jmhIterations() * Math.max(1, profile.jmhForks()), new double[0], alloc.path("score")
+                .asDouble(Double.NaN), alloc.path("scoreError").asDouble(Double.NaN), null, "JMH " +
+                primary.path("scoreUnit").asText());
             report.figures.add(f);
             xc.add(f);
             final Report.Figure g = gpux.get(flow);
@@ -449,18 +460,6 @@ public final class BenchSuite
             Double.NaN, Double.NaN, null, note + String.format(", %,.0f per CPU-second", PairedBooks.quartiles(cpu)[1]));
     }
 
-    private static String param(final String params, final String key)
-    {
-        for (final String kv : params.split(","))
-        {
-            if (kv.startsWith(key + ":"))
-            {
-                return kv.substring(key.length() + 1);
-            }
-        }
-        return "?";
-    }
-
     // ---- the pipelines -----------------------------------------------------------------------------------------
 
     private String gpuxClasspath()
@@ -478,9 +477,9 @@ public final class BenchSuite
             for (int i = 0; i < runs.length && ok; i++)
             {
                 final Child c = comparePipeline(config, flow, 0, profile.compareWarmup(), profile.compareMessages());
-                final Map<String, String> r = c.result("mode", "throughput");
-                ok = r != null && c.exit() == 0;
-                runs[i] = ok ? dbl(r, "rate") : Double.NaN;
+                final JsonNode rate = c.figures().path("flowCommandsPerSecond");
+                ok = rate.isNumber() && c.exit() == 0;
+                runs[i] = ok ? rate.asDouble() : Double.NaN;
                 if (!ok)
                 {
                     report.failures.add("pipeline comparison " + config + " " + flow + " throughput: exit " + c.exit());
@@ -506,14 +505,14 @@ public final class BenchSuite
             for (final String config : profile.latencyConfigs())
             {
                 final Child c = comparePipeline(config, flow, rate, profile.latencyWarmup(rate), profile.latencyMessages(rate));
-                final Map<String, String> r = c.result("mode", "latency");
-                if (r == null || c.exit() != 0)
+                final JsonNode latency = c.figures().path("latency");
+                if (latency.isMissingNode() || c.exit() != 0)
                 {
                     report.failures.add("pipeline comparison " + config + " " + flow + " latency at " + rate + "/s: exit " + c.exit());
                     continue;
                 }
                 final Report.Figure f = Report.Figure.latency("compare", String.format("%s, %s, %,d/s offered", label(config),
-                    flow, rate), percentiles(r), String.format("%,d warm-up flow commands excluded", profile.latencyWarmup(rate)));
+                    flow, rate), percentiles(latency), String.format("%,d warm-up flow commands excluded", profile.latencyWarmup(rate)));
                 report.figures.add(f);
                 lat.put(config, f);
             }
@@ -564,19 +563,11 @@ public final class BenchSuite
         if (config.startsWith("gpux"))
         {
             args.addAll(List.of("--durability", config.substring(5)));
-            return child(label(config) + " " + flow, gpuxClasspath(), "io.gpux.bench.pipeline.OrderFlowPipelineBenchmark", args);
+            return measured(label(config) + " " + flow, gpuxClasspath(), "io.gpux.bench.pipeline.OrderFlowPipelineBenchmark", args);
         }
         args.addAll(List.of("--journal", config.substring(3)));
-        return child(label(config) + " " + flow, xcClasspath, "io.gpux.bench.xc.ExchangeCorePipelineBenchmark", args);
+        return measured(label(config) + " " + flow, xcClasspath, "io.gpux.bench.xc.ExchangeCorePipelineBenchmark", args);
     }
-
-    private static final Pattern PIPELINE_TPUT =
-        Pattern.compile("throughput (\\w+)(?: polled)?: ([\\d,]+) commands in ([\\d.]+) s = ([\\d,]+) commands/s");
-    /** Reads back {@link io.gpux.bench.LatencyLine}. */
-    static final Pattern LATENCY = Pattern.compile("p50 ([\\d.,]+)\\s+p90 ([\\d.,]+)\\s+p99 ([\\d.,]+)\\s+" +
-        "p99\\.9 ([\\d.,]+)\\s+p99\\.99 ([\\d.,]+)\\s+max ([\\d.,]+)");
-    private static final Pattern LATENCY_COUNT = Pattern.compile("([\\d,]+) measured");
-    private static final Pattern FROM_PUBLISH = Pattern.compile("from the publish .*");
 
     private void pipeline()
     {
@@ -598,66 +589,52 @@ public final class BenchSuite
                 {
                     args.add("--polled");
                 }
-                final Child c = child("PipelineBenchmark latency" + (polled ? " polled" : ""), gpuxClasspath(),
+                final Child c = measured("PipelineBenchmark latency" + (polled ? " polled" : ""), gpuxClasspath(),
                     "io.gpux.bench.pipeline.PipelineBenchmark", args);
-                final Matcher m = c.find(LATENCY);
-                if (m == null || c.exit() != 0)
+                final JsonNode fromDue = c.figures().path("fromDue");
+                if (fromDue.isMissingNode() || c.exit() != 0)
                 {
                     report.failures.add("PipelineBenchmark latency" + (polled ? " polled" : "") + " at " + rate + "/s");
                     continue;
                 }
-                final Map<String, Double> p = percentiles(m);
-                final Matcher n = c.find(LATENCY_COUNT);
-                p.put("count", n == null ? Double.NaN : number(n.group(1)));
                 report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC%s, %,d commands/s offered",
-                    polled ? " polled" : "", rate), p, String.format("PlainFlow, from the scheduled time to the first " +
+                    polled ? " polled" : "", rate), percentiles(fromDue), String.format("PlainFlow, from the scheduled time to the first " +
                     "event, %,d warm-up commands excluded%s", warmup, polled ? "; no core thread (the shared layout: the " +
                     "load thread applies what it published, and waits as the gateway's loop does, spinning 50 us after its " +
                     "last work, then parking)" : "; the load thread parks between commands")));
-                final Matcher fromPublish = c.find(FROM_PUBLISH);
-                final Matcher q = fromPublish == null ? null : LATENCY.matcher(fromPublish.group());
-                if (q != null && q.find())
-                {
-                    final Map<String, Double> pp = percentiles(q);
-                    pp.put("count", p.get("count"));
-                    report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC%s, %,d commands/s offered, " +
-                        "from the publish", polled ? " polled" : "", rate), pp, "the same run, from the moment the command " +
-                        "was published to its first event: the load thread's own lateness excluded"));
-                }
+                report.figures.add(Report.Figure.latency("pipeline", String.format("ASYNC%s, %,d commands/s offered, " +
+                    "from the publish", polled ? " polled" : "", rate), percentiles(c.figures().path("fromPublish")),
+                    "the same run, from the moment the command was published to its first event: the load thread's own " +
+                    "lateness excluded"));
             }
         }
     }
 
-    private static final Pattern JOURNALED = Pattern.compile("journaled ([\\d,]+) commands in ([\\d.]+) s");
-    private static final Pattern RECOVERED = Pattern.compile("recovery with snapshots: ([\\d.]+) s \\(snapshot at command " +
-        "([\\d,]+), ([\\d,]+) commands replayed, ([\\d,]+) events checked\\)");
-    private static final Pattern FULL_REPLAY =
-        Pattern.compile("full replay from command 1: ([\\d.]+) s \\(([\\d,]+) commands, ([\\d,]+) events checked\\)");
-
     private void recovery()
     {
-        final Child c = child("RecoveryBenchmark", gpuxClasspath(), "io.gpux.bench.pipeline.RecoveryBenchmark",
+        final Child c = measured("RecoveryBenchmark", gpuxClasspath(), "io.gpux.bench.pipeline.RecoveryBenchmark",
             List.of("--commands", Integer.toString(profile.recoveryCommands()), "--snapshot-every",
                 Integer.toString(profile.recoverySnapshotEvery())));
-        final Matcher j = c.find(JOURNALED);
-        final Matcher r = c.find(RECOVERED);
-        final Matcher f = c.find(FULL_REPLAY);
-        if (c.exit() != 0 || j == null || r == null)
+        final JsonNode f = c.figures();
+        final JsonNode r = f.path("recovery");
+        if (c.exit() != 0 || r.isMissingNode())
         {
             report.failures.add("RecoveryBenchmark: exit " + c.exit());
             return;
         }
         report.figures.add(Report.Figure.throughput("recovery", String.format("restart after %,d journaled commands",
-            profile.recoveryCommands()), "s", new double[] {number(r.group(1))}, String.format("snapshot at command %s, %s " +
-            "commands replayed, %s events checked; snapshot every %,d", r.group(2), r.group(3), r.group(4),
-            profile.recoverySnapshotEvery())));
-        if (f != null)
+            profile.recoveryCommands()), "s", new double[] {r.path("seconds").asDouble()}, String.format("snapshot at " +
+            "command %,d, %,d commands replayed, %,d events checked; snapshot every %,d", r.path("snapshotSequence").asLong(),
+            r.path("replayedCommands").asLong(), r.path("checkedEvents").asLong(), profile.recoverySnapshotEvery())));
+        final JsonNode full = f.path("fullReplay");
+        if (!full.isMissingNode())
         {
             report.figures.add(Report.Figure.throughput("recovery", "full replay from command 1", "s",
-                new double[] {number(f.group(1))}, f.group(2) + " commands, " + f.group(3) + " events checked"));
+                new double[] {full.path("seconds").asDouble()}, String.format("%,d commands, %,d events checked",
+                    full.path("replayedCommands").asLong(), full.path("checkedEvents").asLong())));
         }
-        report.figures.add(Report.Figure.throughput("recovery", "journaling them", "s", new double[] {number(j.group(2))},
-            "snapshots included"));
+        report.figures.add(Report.Figure.throughput("recovery", "journaling them", "s",
+            new double[] {f.path("journalSeconds").asDouble()}, "snapshots included"));
     }
 
     private void pipelineThroughput(final String durability, final boolean polled)
@@ -672,11 +649,11 @@ public final class BenchSuite
             {
                 args.add("--polled");
             }
-            final Child c = child("PipelineBenchmark " + durability + (polled ? " polled" : ""), gpuxClasspath(),
+            final Child c = measured("PipelineBenchmark " + durability + (polled ? " polled" : ""), gpuxClasspath(),
                 "io.gpux.bench.pipeline.PipelineBenchmark", args);
-            final Matcher m = c.find(PIPELINE_TPUT);
-            ok = m != null && c.exit() == 0;
-            runs[i] = ok ? number(m.group(4)) : Double.NaN;
+            final JsonNode rate = c.figures().path("commandsPerSecond");
+            ok = rate.isNumber() && c.exit() == 0;
+            runs[i] = ok ? rate.asDouble() : Double.NaN;
         }
         final String name = "throughput " + durability + (polled ? " polled" : "");
         if (ok)
@@ -692,33 +669,23 @@ public final class BenchSuite
         }
     }
 
-    private static final Pattern ROUND_TRIP_SENT = Pattern.compile("sent ([\\d,]+) bids in ([\\d.]+) s \\(([\\d,]+)/s " +
-        "achieved\\), fills ([\\d,]+), errors ([\\d,]+)");
-
     private void roundTrip()
     {
-        final Child c = child("RoundTripBenchmark", gpuxClasspath(), "io.gpux.bench.gateway.RoundTripBenchmark",
+        final Child c = measured("RoundTripBenchmark", gpuxClasspath(), "io.gpux.bench.gateway.RoundTripBenchmark",
             List.of("--rate", Long.toString(profile.roundTripRate()), "--seconds", Integer.toString(profile.roundTripSeconds()),
                 "--warmup", Integer.toString(profile.roundTripWarmup())));
-        final Matcher s = c.find(ROUND_TRIP_SENT);
-        final Matcher m = c.find(LATENCY);
-        if (s == null || m == null || number(s.group(4)) == 0)
+        final JsonNode f = c.figures();
+        if (f.path("bidToFill").isMissingNode() || f.path("fills").asLong() == 0)
         {
-            report.failures.add("RoundTripBenchmark: exit " + c.exit() + (s == null ? ", no results" : ", no fill"));
+            report.failures.add("RoundTripBenchmark: exit " + c.exit() + (f.isMissingNode() ? ", no results" : ", no fill"));
             return;
         }
-        final Map<String, Double> p = percentiles(m);
-        final Matcher n = c.find(LATENCY_COUNT);
-        p.put("count", n == null ? Double.NaN : number(n.group(1)));
         report.figures.add(Report.Figure.latency("roundtrip", String.format("bid -> fill at the client, %,d bids/s offered",
-            profile.roundTripRate()), p, String.format("1 connection, %d s warm-up excluded; %s/s achieved, %s fills, %s errors",
-            profile.roundTripWarmup(), s.group(3), s.group(4), s.group(5)) + (c.exit() == 0 ? "" :
+            profile.roundTripRate()), percentiles(f.path("bidToFill")), String.format("1 connection, %d s warm-up " +
+            "excluded; %,.0f/s achieved, %,d fills, %,d errors", profile.roundTripWarmup(), f.path("achievedPerSecond")
+            .asDouble(), f.path("fills").asLong(), f.path("errors").asLong()) + (c.exit() == 0 ? "" :
             "; NOT EVERY BID FILLED: more was offered than the exchange took (BUSY answers)")));
     }
-
-    private static final Pattern HICCUP_WAIT = Pattern.compile("thread (\\d+): an event arriving at a random moment waits");
-    private static final Pattern HICCUP_LOST = Pattern.compile("thread (\\d+): did not run for ([\\d.]+) ms of ([\\d.]+) s " +
-        "\\(([\\d.]+) %\\); gaps a second: ([\\d.]+) of 10 us or more, ([\\d.]+) of 100 us or more, ([\\d.]+) of 1 ms or more");
 
     /**
      * The machine's floor first, before anything else has run: two threads that only spin (every core busy, as
@@ -727,26 +694,16 @@ public final class BenchSuite
      */
     private void platform()
     {
-        final Child c = child("HiccupMeter", gpuxClasspath(), "io.gpux.bench.platform.HiccupMeter",
+        final Child c = measured("HiccupMeter", gpuxClasspath(), "io.gpux.bench.platform.HiccupMeter",
             List.of("--threads", "2", "--seconds", Integer.toString(profile.hiccupSeconds())));
         int found = 0;
-        for (final String line : c.lines())
+        for (final JsonNode t : c.figures().path("threads"))
         {
-            final Matcher t = HICCUP_WAIT.matcher(line);
-            final Matcher m = LATENCY.matcher(line);
-            if (!t.find() || !m.find())
-            {
-                continue;
-            }
-            final Matcher lost = c.find(Pattern.compile("thread " + t.group(1) + ": did not run.*"));
-            final Matcher l = lost == null ? null : HICCUP_LOST.matcher(lost.group());
-            final Map<String, Double> p = percentiles(m);
-            final Matcher n = LATENCY_COUNT.matcher(line);
-            p.put("count", n.find() ? number(n.group(1)) : Double.NaN);
             report.figures.add(Report.Figure.latency("platform", "random arrival's wait, spinning thread " +
-                (Integer.parseInt(t.group(1)) + 1) + " of 2", p, (l != null && l.find() ? String.format(
-                "the thread did not run %s %% of the time; gaps a second: %s of 10 us or more, %s of 100 us or more, " +
-                "%s of 1 ms or more. ", l.group(4), l.group(5), l.group(6), l.group(7)) : "") +
+                (t.path("thread").asInt() + 1) + " of 2", percentiles(t.path("randomArrivalWait")), String.format(
+                "the thread did not run %.2f %% of the time; gaps a second: %.0f of 10 us or more, %.1f of 100 us or more, " +
+                "%.2f of 1 ms or more. ", t.path("lostPercent").asDouble(), t.path("gaps10usPerSecond").asDouble(),
+                t.path("gaps100usPerSecond").asDouble(), t.path("gaps1msPerSecond").asDouble()) +
                 "What any spinning loop on this machine waits before it runs again, whatever its code; a round trip " +
                 "crosses two such threads (the bot's and the exchange's)"));
             found++;
@@ -758,41 +715,31 @@ public final class BenchSuite
         loopback();
     }
 
-    private static final Pattern LOOPBACK_CALLS = Pattern.compile("(load|echo) thread: ([\\d,]+) writes \\(([\\d.]+) us " +
-        "each\\), ([\\d,]+) reads with data \\(([\\d.]+) us each\\)");
-
     /**
      * The round trip's floor: the round trip benchmark's open-loop load at its rate, answered by a bare echo over
      * loopback TCP between two spinning threads instead of by the exchange (LoopbackFloor).
      */
     private void loopback()
     {
-        final Child c = child("LoopbackFloor", gpuxClasspath(), "io.gpux.bench.platform.LoopbackFloor",
+        final Child c = measured("LoopbackFloor", gpuxClasspath(), "io.gpux.bench.platform.LoopbackFloor",
             List.of("--rate", Long.toString(profile.roundTripRate()), "--seconds", Integer.toString(profile.hiccupSeconds()),
                 "--warmup", Integer.toString(profile.hiccupSeconds() / 5)));
-        final Matcher m = c.find(Pattern.compile("due -> echo back.*"));
-        final Matcher p = m == null ? null : LATENCY.matcher(m.group());
-        if (c.exit() != 0 || p == null || !p.find())
+        final JsonNode f = c.figures();
+        if (c.exit() != 0 || f.path("fromDue").isMissingNode())
         {
-            report.failures.add("LoopbackFloor: exit " + c.exit() + (m == null ? ", no latency line" : ""));
+            report.failures.add("LoopbackFloor: exit " + c.exit() + (f.isMissingNode() ? ", no results" : ""));
             return;
         }
-        final Map<String, Double> percentiles = percentiles(p);
-        final Matcher n = LATENCY_COUNT.matcher(m.group());
-        percentiles.put("count", n.find() ? number(n.group(1)) : Double.NaN);
         final List<String> calls = new ArrayList<>();
-        for (final String line : c.lines())
+        for (final String side : new String[] {"load", "echo"})
         {
-            final Matcher k = LOOPBACK_CALLS.matcher(line);
-            if (k.find())
-            {
-                calls.add(String.format("%s thread: a write %s us, a read %s us", k.group(1), k.group(3), k.group(5)));
-            }
+            calls.add(String.format("%s thread: a write %.2f us, a read %.2f us", side, f.path(side).path("writeUs").asDouble(),
+                f.path(side).path("readUs").asDouble()));
         }
         report.figures.add(Report.Figure.latency("platform", String.format("loopback echo round trip, %,d messages/s " +
-            "offered", profile.roundTripRate()), percentiles, "1 connection, 64 bytes each way, from when each message " +
-            "was due; no exchange, no framework: two spinning threads, one write and one read a message each side (" + String.join("; ", calls) +
-            "). The gateway's round trip, measured the same way, cannot be faster"));
+            "offered", profile.roundTripRate()), percentiles(f.path("fromDue")), "1 connection, 64 bytes each way, from " +
+            "when each message was due; no exchange, no framework: two spinning threads, one write and one read a message " +
+            "each side (" + String.join("; ", calls) + "). The gateway's round trip, measured the same way, cannot be faster"));
     }
 
     // ---- helpers ---------------------------------------------------------------------------------------------------
@@ -811,25 +758,24 @@ public final class BenchSuite
         return Child.run(jvmFlags, classpath, main, args);
     }
 
-    private static Map<String, Double> percentiles(final Map<String, String> r)
+    /** A main that writes its figures to {@code --json FILE}: a file of its own in the run's scratch folder. */
+    private Child measured(final String what, final String classpath, final String main, final List<String> args)
     {
-        final Map<String, Double> p = new LinkedHashMap<>();
-        for (final String k : new String[] {"p50", "p90", "p99", "p99.9", "p99.99", "max", "count"})
-        {
-            p.put(k, dbl(r, k));
-        }
-        return p;
+        System.out.println();
+        System.out.printf("=== %s (at %.0f s): %s %s%n", what, (System.nanoTime() - startNanos) / 1e9, main,
+            String.join(" ", args));
+        return Child.run(Machine.jvmFlags(), classpath, main, args, scratch.resolve("child-" + (++children) + ".json"));
     }
 
-    private static Map<String, Double> percentiles(final Matcher m)
+    private static Map<String, Double> percentiles(final JsonNode p)
     {
-        final Map<String, Double> p = new LinkedHashMap<>();
-        final String[] keys = {"p50", "p90", "p99", "p99.9", "p99.99", "max"};
-        for (int i = 0; i < keys.length; i++)
+        final Map<String, Double> out = new LinkedHashMap<>();
+        for (final String k : new String[] {"p50", "p90", "p99", "p99.9", "p99.99", "max", "count"})
         {
-            p.put(keys[i], number(m.group(i + 1)));
+            final JsonNode v = p.path(k);
+            out.put(k, v.isNumber() ? v.asDouble() : Double.NaN);
         }
-        return p;
+        return out;
     }
 
     private static double dbl(final Map<String, String> r, final String key)
@@ -845,10 +791,16 @@ public final class BenchSuite
         }
     }
 
-    /** A number as the mains print it ({@code %,d}, {@code %.1f}; the children run with an English locale). */
-    static double number(final String s)
+    private void deleteScratch() throws IOException
     {
-        return Double.parseDouble(s.replace(",", ""));
+        try (var files = Files.list(scratch))
+        {
+            for (final Path f : files.toList())
+            {
+                Files.delete(f);
+            }
+        }
+        Files.delete(scratch);
     }
 
     private void checkXcClasspath()

@@ -1,22 +1,25 @@
 package io.gpux.bench.suite;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import io.gpux.bench.ResultFile;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A benchmark main run in a JVM of its own, with this JVM's flags (the root pom's {@code gpux.jvm.flags} and
- * {@code GPUX_JAVA_OPTS}, as the launcher passed them) and an English locale (so that its numbers parse); what it
- * prints is echoed and kept. A main's results are its {@code RESULT key=value ...} lines, or lines matched by a
- * pattern for the mains that print only for people.
+ * {@code GPUX_JAVA_OPTS}, as the launcher passed them) and an English locale; what it prints is echoed and kept for
+ * people. A main's figures are the JSON file it was asked to write ({@code --json FILE}, see
+ * {@link io.gpux.bench.ResultFile}), or its {@code RESULT key=value ...} lines.
  */
 public final class Child
 {
@@ -25,11 +28,33 @@ public final class Child
 
     private final List<String> lines;
     private final int exit;
+    private JsonNode figures = MissingNode.getInstance();
 
     private Child(final List<String> lines, final int exit)
     {
         this.lines = lines;
         this.exit = exit;
+    }
+
+    /**
+     * As {@link #run(List, String, String, List)}, with {@code --json FILE} added to the arguments; the figures the
+     * main wrote there are {@link #figures()}.
+     */
+    static Child run(final List<String> jvmFlags, final String classpath, final String main, final List<String> args,
+        final Path json)
+    {
+        final List<String> withJson = new ArrayList<>(args);
+        withJson.add("--json");
+        withJson.add(json.toString());
+        final Child c = run(jvmFlags, classpath, main, withJson);
+        c.figures = ResultFile.read(json);
+        return c;
+    }
+
+    /** The figures from the main's {@code --json} file: a missing node when it wrote none. */
+    JsonNode figures()
+    {
+        return figures;
     }
 
     public static Child run(final String classpath, final String main, final List<String> args)
@@ -143,26 +168,6 @@ public final class Child
             if (r.containsKey(key))
             {
                 return r;
-            }
-        }
-        return null;
-    }
-
-    /** Everything it printed, a line each. */
-    List<String> lines()
-    {
-        return lines;
-    }
-
-    /** The first line matching a pattern, matched, or null. */
-    Matcher find(final Pattern pattern)
-    {
-        for (final String line : lines)
-        {
-            final Matcher m = pattern.matcher(line);
-            if (m.find())
-            {
-                return m;
             }
         }
         return null;

@@ -69,7 +69,7 @@ record Profile(
         List.of(20_000L), 0.5, 0.2, 5_000,
         List.of("gpux-ASYNC", "xc-on"),
         10_000, 30_000, 1, List.of("ASYNC"), List.of(20_000L),
-        60_000, 20_000,
+        20_000, 7_000,
         2_000, 1, 1,
         1);
 

@@ -1,5 +1,9 @@
 package io.gpux.bench.suite;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpux.bench.ResultFile;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -228,111 +232,58 @@ final class Report
         return Double.isNaN(v) ? "n/a" : String.format("%.3f", v);
     }
 
-    // ---- JSON --------------------------------------------------------------------------------------------------
+    // ---- JSON ----------------------------------------------------------------------------------------------
 
+    /** The same report for tools: numbers as numbers, a figure not measured (NaN) as null. */
     void writeJson(final Path file) throws IOException
     {
-        final StringBuilder j = new StringBuilder("{\n");
-        j.append("  \"header\": ").append(object(header)).append(",\n");
-        j.append("  \"flows\": [");
-        for (int i = 0; i < flows.size(); i++)
+        final ObjectNode j = ResultFile.create();
+        j.set("header", ResultFile.MAPPER.valueToTree(header));
+        j.set("flows", ResultFile.MAPPER.valueToTree(flows));
+        final ArrayNode fs = j.putArray("figures");
+        for (final Figure f : figures)
         {
-            j.append(i == 0 ? "\n    " : ",\n    ").append(object(flows.get(i)));
-        }
-        j.append("\n  ],\n  \"figures\": [");
-        for (int i = 0; i < figures.size(); i++)
-        {
-            final Figure f = figures.get(i);
-            j.append(i == 0 ? "\n    {" : ",\n    {");
-            j.append("\"section\": ").append(str(f.section)).append(", \"name\": ").append(str(f.name))
-                .append(", \"unit\": ").append(str(f.unit)).append(", \"score\": ").append(dbl(f.score))
-                .append(", \"error\": ").append(dbl(f.error)).append(", \"errorKind\": ").append(str(f.errorKind))
-                .append(", \"n\": ").append(f.n).append(", \"runs\": [");
-            for (int k = 0; k < f.runs.length; k++)
+            final ObjectNode o = fs.addObject();
+            o.put("section", f.section).put("name", f.name).put("unit", f.unit);
+            number(o, "score", f.score);
+            number(o, "error", f.error);
+            o.put("errorKind", f.errorKind).put("n", f.n);
+            final ArrayNode runs = o.putArray("runs");
+            for (final double r : f.runs)
             {
-                j.append(k == 0 ? "" : ", ").append(dbl(f.runs[k]));
+                runs.add(r);
             }
-            j.append("], \"allocBytesPerOp\": ").append(dbl(f.alloc)).append(", \"allocError\": ").append(dbl(f.allocError));
+            number(o, "allocBytesPerOp", f.alloc);
+            number(o, "allocError", f.allocError);
             if (f.percentiles != null)
             {
-                j.append(", \"percentiles\": {");
-                int k = 0;
-                for (final Map.Entry<String, Double> p : f.percentiles.entrySet())
-                {
-                    j.append(k++ == 0 ? "" : ", ").append(str(p.getKey())).append(": ").append(dbl(p.getValue()));
-                }
-                j.append('}');
+                final ObjectNode p = o.putObject("percentiles");
+                f.percentiles.forEach((k, v) -> number(p, k, v));
             }
-            j.append(", \"note\": ").append(str(f.note)).append('}');
+            o.put("note", f.note);
         }
-        j.append("\n  ],\n  \"ratios\": [");
-        for (int i = 0; i < ratios.size(); i++)
+        final ArrayNode rs = j.putArray("ratios");
+        for (final Ratio r : ratios)
         {
-            final Ratio r = ratios.get(i);
-            j.append(i == 0 ? "\n    {" : ",\n    {").append("\"section\": ").append(str(r.section)).append(", \"name\": ")
-                .append(str(r.name)).append(", \"value\": ").append(dbl(r.value)).append(", \"error\": ").append(dbl(r.error))
-                .append(", \"note\": ").append(str(r.note)).append('}');
+            final ObjectNode o = rs.addObject().put("section", r.section).put("name", r.name);
+            number(o, "value", r.value);
+            number(o, "error", r.error);
+            o.put("note", r.note);
         }
-        j.append("\n  ],\n  \"failures\": [");
-        for (int i = 0; i < failures.size(); i++)
-        {
-            j.append(i == 0 ? "\n    " : ",\n    ").append(str(failures.get(i)));
-        }
-        j.append("\n  ],\n  \"handicaps\": [");
-        for (int i = 0; i < handicaps.size(); i++)
-        {
-            j.append(i == 0 ? "\n    " : ",\n    ").append(str(handicaps.get(i)));
-        }
-        j.append("\n  ]\n}\n");
-        Files.writeString(file, j);
+        j.set("failures", ResultFile.MAPPER.valueToTree(failures));
+        j.set("handicaps", ResultFile.MAPPER.valueToTree(handicaps));
+        ResultFile.write(file, j);
     }
 
-    private static String object(final Map<String, String> m)
+    private static void number(final ObjectNode o, final String key, final double v)
     {
-        final StringBuilder j = new StringBuilder("{");
-        int k = 0;
-        for (final Map.Entry<String, String> e : m.entrySet())
+        if (Double.isNaN(v) || Double.isInfinite(v))
         {
-            j.append(k++ == 0 ? "" : ", ").append(str(e.getKey())).append(": ").append(str(e.getValue()));
+            o.putNull(key);
         }
-        return j.append('}').toString();
-    }
-
-    private static String dbl(final double v)
-    {
-        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : Double.toString(v);
-    }
-
-    static String str(final String s)
-    {
-        if (s == null)
+        else
         {
-            return "null";
+            o.put(key, v);
         }
-        final StringBuilder j = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++)
-        {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"' -> j.append("\\\"");
-                case '\\' -> j.append("\\\\");
-                case '\n' -> j.append("\\n");
-                case '\r' -> j.append("\\r");
-                case '\t' -> j.append("\\t");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        j.append(String.format("\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        j.append(c);
-                    }
-                }
-            }
-        }
-        return j.append('"').toString();
     }
 }

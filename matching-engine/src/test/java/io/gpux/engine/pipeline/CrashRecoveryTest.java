@@ -155,6 +155,10 @@ class CrashRecoveryTest
             }
         }
         cmd.add("-Xmx256m");
+        // a child lives for a few thousand events: C1 alone and the serial collector start it sooner and leave the
+        // second core to the parent, without changing what is journaled, killed or recovered
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.add("-XX:+UseSerialGC");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(CrashChild.class.getName());
