@@ -59,7 +59,7 @@ import java.util.function.Supplier;
  * with RESEND_UNAVAILABLE.
  *
  * <p>The price history ({@link PriceHistory}) is rebuilt from the journal's trades after a start by a
- * loader on its own reader, a bounded slice per duty cycle ({@link #HISTORY_BUDGET} records), up to the
+ * loader on its own reader, a bounded slice per duty cycle ({@link HistoryLoader#BUDGET} records), up to the
  * live tail, which feeds the history from then on; a history read waits for it (and what was asked
  * after it waits behind it, in order).
  *
@@ -74,8 +74,6 @@ import java.util.function.Supplier;
 public final class Egress implements Agent
 {
     private static final int TAIL_BATCH = 512;
-    /** Journal records the price history's loader reads per duty cycle at most. */
-    static final int HISTORY_BUDGET = 4096;
 
     /**
      * How many resends may be in progress: per account and in all; and how many bytes of other frames
@@ -206,10 +204,8 @@ public final class Egress implements Agent
     private volatile long tailedEventSeq;
     /** Each account's last event number and that event's engine sequence. */
     private final AccountNumbers accounts = new AccountNumbers();
-    /** The price history's loader after a start, on its own reader; null once it has caught up with the tail. */
-    private Journal.Reader historyReader;
-    private long historyEventSeq;
-    private final Event historyEvent = new Event();
+    /** Loads the price history from the journal after a start. */
+    private final HistoryLoader historyLoader = new HistoryLoader(this::onTrade);
     /** The sessions attached, and their output buffers. */
     private final SessionTable sessions;
     private final ArrayDeque<Deferred> waiting = new ArrayDeque<>();
@@ -361,49 +357,11 @@ public final class Egress implements Agent
         counters.egressEventSequence.setRelease(tailedEventSeq);
         if (tailedEventSeq > 0)
         {
-            historyReader = readerFactory.get();
+            historyLoader.start(readerFactory.get());
         }
         log.accept("egress: tailing the event journal after event " + tailedEventSeq + " (" +
             reader.documentsRead() + " documents read)");
         caughtUp = true;
-    }
-
-    /**
-     * Feeds the price history the journal's trades from its start, up to {@link #HISTORY_BUDGET} records,
-     * until it has read what the live tail has; from then on the live tail feeds it.
-     */
-    private int loadHistory()
-    {
-        if (historyReader == null)
-        {
-            return 0;
-        }
-        int n = 0;
-        while (n < HISTORY_BUDGET && historyEventSeq < tailedEventSeq)
-        {
-            final int length = historyReader.next(record);
-            if (length < 0)
-            {
-                break;
-            }
-            n++;
-            System.arraycopy(record, 0, codec.bytes(), 0, length);
-            if (codec.decode(length, historyEvent) != null)
-            {
-                continue;
-            }
-            historyEventSeq = historyEvent.sequence;
-            if (historyEvent.type == EventType.TRADE && historyEventSeq <= tailedEventSeq)
-            {
-                onTrade(historyEvent);
-            }
-        }
-        if (historyEventSeq >= tailedEventSeq)
-        {
-            historyReader.close();
-            historyReader = null;
-        }
-        return n;
     }
 
     private void onTrade(final Event e)
@@ -441,7 +399,7 @@ public final class Egress implements Agent
         {
             int work = 0;
             work += tail(TAIL_BATCH);
-            work += loadHistory();
+            work += historyLoader.load(tailedEventSeq);
             work += drainInbox(1024);
             work += completions.read();
             work += releaseCompletions();
@@ -590,7 +548,7 @@ public final class Egress implements Agent
     {
         if (e.type == EventType.TRADE)
         {
-            if (historyReader == null)
+            if (!historyLoader.loading())
             {
                 onTrade(e);
             }
@@ -638,7 +596,7 @@ public final class Egress implements Agent
     {
         int n = completions.release(tailedEventSeq, onCompleted);
         while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq &&
-            !(historyReader != null && waiting.peekFirst() instanceof HistoryRead))
+            !(historyLoader.loading() && waiting.peekFirst() instanceof HistoryRead))
         {
             final Deferred d = waiting.removeFirst();
             if (d instanceof PortfolioAnswer p && sessions.contains(p.session().id))
@@ -910,11 +868,7 @@ public final class Egress implements Agent
     {
         stopped = true;
         completions.stop();
-        if (historyReader != null)
-        {
-            historyReader.close();
-            historyReader = null;
-        }
+        historyLoader.close();
         resends.endAll();
         sessions.releaseAll();
     }
