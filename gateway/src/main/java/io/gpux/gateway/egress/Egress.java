@@ -69,7 +69,8 @@ import java.util.function.Supplier;
  * <p>Each duty has its own class, and {@link #doWork()} calls them in order: {@link AccountNumbers}
  * (each account's last event number), {@link SessionTable} (the sessions by id, account and market, and
  * their output buffers), {@link Completions} (the commands finished, answered once their events are out)
- * and {@link Resends} (the resends in progress, their turns and limits).
+ * {@link Resends} (the resends in progress, their turns and limits) and {@link HistoryLoader} (the price
+ * history's loader after a start).
  */
 public final class Egress implements Agent
 {
