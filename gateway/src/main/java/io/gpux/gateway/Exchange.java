@@ -1,6 +1,5 @@
 package io.gpux.gateway;
 
-import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
@@ -9,7 +8,6 @@ import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
 import io.gpux.engine.pipeline.PipelineConfiguration;
-import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.directory.Directory;
@@ -17,7 +15,6 @@ import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.offers.OfferBoard;
 import io.gpux.gateway.offers.OfferQueries;
 import io.gpux.gateway.egress.Egress;
-import io.gpux.gateway.egress.PortfolioView;
 import io.gpux.gateway.dashboard.Dashboard;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.metrics.GatewayCounters;
@@ -50,12 +47,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -729,54 +723,9 @@ public final class Exchange implements AutoCloseable
         }
         try
         {
-            final Dashboard started = Dashboard.create(ctx.httpBind, ctx.httpPort, new Dashboard.Sources()
-            {
-                @Override
-                public boolean query(final Query query)
-                {
-                    return pipeline.tryPublishQuery(query);
-                }
-
-                @Override
-                public boolean peek(final Egress.Peek peek)
-                {
-                    return egress.offer(peek);
-                }
-
-                @Override
-                public String throttled(final java.net.InetAddress from, final long keyId)
-                {
-                    return loginThrottle.check(from, keyId);
-                }
-
-                @Override
-                public long signIn(final java.net.InetAddress from, final long keyId, final String secretHex)
-                {
-                    final long account = directory.keyAccount(keyId);
-                    // compared in constant time, and for an unknown key too
-                    final boolean secretOk = MessageDigest.isEqual(authenticator.secretHex(keyId).getBytes(StandardCharsets.US_ASCII),
-                        secretHex.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
-                    if (account != 0 && secretOk)
-                    {
-                        return account;
-                    }
-                    loginThrottle.onFailure(from, keyId, SessionErrorCode.AUTHENTICATION_FAILED,
-                        "dashboard sign-in: unknown key or wrong secret");
-                    return 0;
-                }
-
-                @Override
-                public long keyAccount(final long keyId)
-                {
-                    return directory.keyAccount(keyId);
-                }
-
-                @Override
-                public PortfolioView portfolio(final MatchingEngine engine, final long accountId)
-                {
-                    return PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory, telemetry);
-                }
-            }, tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE, log);
+            final Dashboard started = Dashboard.create(ctx.httpBind, ctx.httpPort,
+                new DashboardSources(pipeline, egress, loginThrottle, directory, authenticator, telemetry),
+                tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE, log);
             started.start();
             log.accept("dashboard on http://" + ctx.httpBind + ":" + started.port() + "/");
             return started;
