@@ -1,6 +1,5 @@
 package io.gpux.gateway;
 
-import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
@@ -9,22 +8,17 @@ import io.gpux.engine.journal.DataDirectoryLock;
 import io.gpux.engine.pipeline.Durability;
 import io.gpux.engine.pipeline.ExchangePipeline;
 import io.gpux.engine.pipeline.PipelineConfiguration;
-import io.gpux.engine.pipeline.Query;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.auth.LoginThrottle;
-import io.gpux.gateway.codec.FrameEncoder;
-import io.gpux.gateway.codec.RequestDecoder;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.offers.OfferBoard;
 import io.gpux.gateway.offers.OfferQueries;
 import io.gpux.gateway.egress.Egress;
-import io.gpux.gateway.egress.PortfolioView;
 import io.gpux.gateway.dashboard.Dashboard;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.metrics.MetricsEndpoint;
-import io.gpux.gateway.session.Session;
 import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.gateway.tls.ServerTls;
 import io.gpux.gateway.workload.WorkloadRelay;
@@ -33,7 +27,6 @@ import io.gpux.proto.v1.Envelope;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -43,10 +36,7 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.timeout.IdleStateHandler;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
@@ -57,12 +47,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -583,8 +570,8 @@ public final class Exchange implements AutoCloseable
     /** The egress waits by spinning briefly, then parks until the core has applied a batch. */
     private final WakeableIdleStrategy egressIdle = new WakeableIdleStrategy(200, 20, TimeUnit.MICROSECONDS.toNanos(200));
     private final AtomicLong sessionIds = new AtomicLong();
-    /** Session commands waiting for room in the input ring, oldest first (event loop only). */
-    private final java.util.ArrayDeque<Command> sessionCommands = new java.util.ArrayDeque<>();
+    /** The journaled commands of cancel-on-disconnect sessions opening and closing. */
+    private final SessionCommands sessionCommands;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final Channel serverChannel;
@@ -661,7 +648,7 @@ public final class Exchange implements AutoCloseable
                 LOGIN_LOG_INTERVAL_MS, log, counters);
             sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions, ctx.maxMarketDataSessions,
                 counters.sessions);
-            egress = new Egress(this::eventReader, directory, this::onCompleted,
+            egress = new Egress(this::eventReader, directory, new CompletedRequests(directory, pendingKeys, authenticator),
                 new Egress.ResendLimits(ctx.maxResendsPerAccount, ctx.maxResends, ctx.outboundHighWaterBytes), log);
             egress.counters(counters);
             tradeTape = ctx.httpPort >= 0 ? new Dashboard.TradeTape() : null;
@@ -697,6 +684,7 @@ public final class Exchange implements AutoCloseable
             }
             core.egress(egress);
             pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
+            sessionCommands = new SessionCommands(pipeline, workerGroup, () -> closed);
             startingWorkloads = new WorkloadRelay(ctx.dataDir, masterKey, pipeline::tryPublishQuery, egress,
                 sessions::sessions, ctx.clock, ctx.workloadLogTimeoutMs, log);
             startingWorkloads.counters(counters);
@@ -735,54 +723,9 @@ public final class Exchange implements AutoCloseable
         }
         try
         {
-            final Dashboard started = Dashboard.create(ctx.httpBind, ctx.httpPort, new Dashboard.Sources()
-            {
-                @Override
-                public boolean query(final Query query)
-                {
-                    return pipeline.tryPublishQuery(query);
-                }
-
-                @Override
-                public boolean peek(final Egress.Peek peek)
-                {
-                    return egress.offer(peek);
-                }
-
-                @Override
-                public String throttled(final java.net.InetAddress from, final long keyId)
-                {
-                    return loginThrottle.check(from, keyId);
-                }
-
-                @Override
-                public long signIn(final java.net.InetAddress from, final long keyId, final String secretHex)
-                {
-                    final long account = directory.keyAccount(keyId);
-                    // compared in constant time, and for an unknown key too
-                    final boolean secretOk = MessageDigest.isEqual(authenticator.secretHex(keyId).getBytes(StandardCharsets.US_ASCII),
-                        secretHex.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
-                    if (account != 0 && secretOk)
-                    {
-                        return account;
-                    }
-                    loginThrottle.onFailure(from, keyId, SessionErrorCode.AUTHENTICATION_FAILED,
-                        "dashboard sign-in: unknown key or wrong secret");
-                    return 0;
-                }
-
-                @Override
-                public long keyAccount(final long keyId)
-                {
-                    return directory.keyAccount(keyId);
-                }
-
-                @Override
-                public PortfolioView portfolio(final MatchingEngine engine, final long accountId)
-                {
-                    return PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory, telemetry);
-                }
-            }, tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE, log);
+            final Dashboard started = Dashboard.create(ctx.httpBind, ctx.httpPort,
+                new DashboardSources(pipeline, egress, loginThrottle, directory, authenticator, telemetry),
+                tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE, log);
             started.start();
             log.accept("dashboard on http://" + ctx.httpBind + ":" + started.port() + "/");
             return started;
@@ -836,7 +779,7 @@ public final class Exchange implements AutoCloseable
                 new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(sharedLoop != null ? 1 : 16))
             .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                 new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
-            .childHandler(new Initializer());
+            .childHandler(new ExchangeInitializer(this, connections));
         final io.netty.channel.ChannelFuture bound = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).await();
         if (!bound.isSuccess())
         {
@@ -982,75 +925,6 @@ public final class Exchange implements AutoCloseable
         log.accept("egress error: " + t);
     }
 
-    /**
-     * The pipeline's netty initializer: every handler named; with TLS, the {@code tls} handler first. A
-     * connection starts with the {@link LoginHandler} last, which replaces itself with the session's
-     * {@link SessionHandler} once the Login is accepted.
-     */
-    private final class Initializer extends ChannelInitializer<SocketChannel>
-    {
-        @Override
-        protected void initChannel(final SocketChannel ch)
-        {
-            connections.add(ch);
-            counters.connections.increment();
-            ch.closeFuture().addListener(f -> counters.connections.getAndAdd(-1));
-            if (ctx.tls != null)
-            {
-                ch.pipeline().addLast(TLS_HANDLER, ctx.tls.newHandler(ch.alloc()));
-            }
-            ch.pipeline()
-                .addLast("idle", new IdleStateHandler(2L * ctx.heartbeatIntervalMs, ctx.heartbeatIntervalMs, 0,
-                    TimeUnit.MILLISECONDS))
-                .addLast("frameDecoder", new LengthFieldBasedFrameDecoder(
-                    ctx.maxFrameBytes + FRAME_PREFIX_BYTES, 0, FRAME_PREFIX_BYTES, 0, FRAME_PREFIX_BYTES, true))
-                .addLast(DECODER, new RequestDecoder())
-                .addLast("frameEncoder", FrameEncoder.INSTANCE)
-                .addLast(LoginHandler.NAME, new LoginHandler(Exchange.this));
-        }
-    }
-
-    /** Egress thread: what answering a command changes in the gateway's own tables. */
-    private void onCompleted(
-        final Session s, final int slot, final io.gpux.engine.event.RejectReason reject,
-        final io.gpux.proto.v1.Response.Builder response)
-    {
-        final long assigned = s.assignedId(slot);
-        // rejected by the engine, or refused unjournaled (UNAVAILABLE): nothing was registered
-        final boolean ok = response.getReason() == io.gpux.proto.v1.Reason.REASON_OK;
-        switch (s.kind(slot))
-        {
-            case Session.KIND_NEW_ACCOUNT, Session.KIND_NEW_MARKET, Session.KIND_NEW_MACHINE ->
-            {
-                if (!ok)
-                {
-                    switch (s.kind(slot))
-                    {
-                        case Session.KIND_NEW_ACCOUNT -> directory.forgetAccount(assigned);
-                        case Session.KIND_NEW_MARKET -> directory.forgetMarket(assigned);
-                        default -> directory.forgetMachine(assigned);
-                    }
-                }
-                else
-                {
-                    response.setAssignedId(assigned);
-                }
-            }
-            case Session.KIND_NEW_KEY ->
-            {
-                final Long account = pendingKeys.remove(assigned);
-                if (ok && account != null)
-                {
-                    directory.keyAdded(assigned, account);
-                    response.setAssignedId(assigned).setSecret(authenticator.secretHex(assigned));
-                }
-            }
-            default ->
-            {
-            }
-        }
-    }
-
     /** Cancels every open order of an account (cancel-on-disconnect), retrying while the ring is full. */
     private void awaitEgress() throws InterruptedException
     {
@@ -1090,9 +964,7 @@ public final class Exchange implements AutoCloseable
     /** A session with cancel-on-disconnect logged in: journaled, so that a restart knows to cancel its orders. */
     void cancelOnDisconnectOpened(final long accountId)
     {
-        final Command c = new Command().reset(CommandType.COD_SESSION, 0);
-        c.accountId = accountId;
-        publishSessionCommand(c);
+        sessionCommands.opened(accountId);
     }
 
     /**
@@ -1101,51 +973,7 @@ public final class Exchange implements AutoCloseable
      */
     void cancelOnDisconnectClosed(final long accountId, final boolean cancel)
     {
-        if (cancel)
-        {
-            final Command massCancel = new Command().reset(CommandType.MASS_CANCEL, 0);
-            massCancel.accountId = accountId;
-            publishSessionCommand(massCancel);
-        }
-        final Command closed = new Command().reset(CommandType.COD_SESSION, 0);
-        closed.accountId = accountId;
-        closed.sessionClosed = true;
-        publishSessionCommand(closed);
-    }
-
-    /**
-     * Publishes the commands of session openings and closings in the order they came; while the input ring is
-     * full they wait, and are retried every 10 ms. Event loop only.
-     */
-    private void publishSessionCommand(final Command c)
-    {
-        sessionCommands.add(c);
-        if (sessionCommands.size() == 1)
-        {
-            drainSessionCommands();
-        }
-    }
-
-    private void drainSessionCommands()
-    {
-        while (!sessionCommands.isEmpty())
-        {
-            if (pipeline.tryPublish(sessionCommands.peek()))
-            {
-                sessionCommands.poll();
-            }
-            else if (closed || pipeline.failed())
-            {
-                // a stop: what was not journaled, the next start's RESTART makes up for
-                sessionCommands.clear();
-                return;
-            }
-            else
-            {
-                workerGroup.schedule(this::drainSessionCommands, 10, TimeUnit.MILLISECONDS);
-                return;
-            }
-        }
+        sessionCommands.closed(accountId, cancel);
     }
 
     /**

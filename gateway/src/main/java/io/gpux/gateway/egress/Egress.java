@@ -17,21 +17,11 @@ import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.ResendComplete;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.Role;
-import io.gpux.proto.v1.SessionError;
 import io.gpux.proto.v1.SessionErrorCode;
 import io.netty.buffer.ByteBuf;
-import org.agrona.MutableDirectBuffer;
-import org.agrona.collections.Long2LongHashMap;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
-import org.agrona.concurrent.MessageHandler;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,8 +47,8 @@ import java.util.function.Supplier;
  * each found by a seek of the journal by engine sequence (a galloping search over the queue's index
  * from the document last read, else a binary search), so it reads O(missing events) documents, times
  * O(log n) for those far apart, and none of the journal between them. It is advanced by
- * {@link #resend()} a bounded slice per duty cycle ({@link #RESEND_BUDGET} documents across every
- * resending session, {@link #RESEND_QUANTUM} at a time, round-robin), and not at all while the
+ * {@link #resend()} a bounded slice per duty cycle ({@link Resends#BUDGET} documents across every
+ * resending session, {@link Resends#QUANTUM} at a time, round-robin), and not at all while the
  * session's connection is not writable. It goes on through the account's events that came meanwhile
  * until it has sent the newest the live tail has; then the session goes live, on this thread, between
  * two events: no gap, nothing twice. Whatever else the session is sent meanwhile (answers, market
@@ -69,22 +59,22 @@ import java.util.function.Supplier;
  * with RESEND_UNAVAILABLE.
  *
  * <p>The price history ({@link PriceHistory}) is rebuilt from the journal's trades after a start by a
- * loader on its own reader, a bounded slice per duty cycle ({@link #HISTORY_BUDGET} records), up to the
+ * loader on its own reader, a bounded slice per duty cycle ({@link HistoryLoader#BUDGET} records), up to the
  * live tail, which feeds the history from then on; a history read waits for it (and what was asked
  * after it waits behind it, in order).
  *
  * <p>A session whose connection stops draining (its outbound buffer passes the high-water mark) is
  * sent SLOW_CONSUMER and closed; nothing here ever waits for a connection.
+ *
+ * <p>Each duty has its own class, and {@link #doWork()} calls them in order: {@link AccountNumbers}
+ * (each account's last event number), {@link SessionTable} (the sessions by id, account and market, and
+ * their output buffers), {@link Completions} (the commands finished, answered once their events are out)
+ * {@link Resends} (the resends in progress, their turns and limits) and {@link HistoryLoader} (the price
+ * history's loader after a start).
  */
 public final class Egress implements Agent
 {
     private static final int TAIL_BATCH = 512;
-    /** Journal records the price history's loader reads per duty cycle at most. */
-    static final int HISTORY_BUDGET = 4096;
-    /** Journal documents all resends together read per duty cycle at most (a few hundred microseconds). */
-    static final int RESEND_BUDGET = 512;
-    /** Documents one resend reads before the next resending session has its turn. */
-    static final int RESEND_QUANTUM = 64;
 
     /**
      * How many resends may be in progress: per account and in all; and how many bytes of other frames
@@ -205,7 +195,6 @@ public final class Egress implements Agent
     private final Directory directory;
     private final CompletionHook completionHook;
     private final Consumer<String> log;
-    private final ResendLimits resendLimits;
     private final EventCodec codec = new EventCodec();
     private final byte[] record = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
     private final Event event = new Event();
@@ -214,50 +203,35 @@ public final class Egress implements Agent
 
     private Journal.Reader reader;
     private volatile long tailedEventSeq;
-    /**
-     * Per account seen since the start (in an event tailed, or at a login): its last event number and that
-     * event's engine sequence, as the engine numbered them.
-     */
-    private final Long2LongHashMap lastSeqOf = new Long2LongHashMap(0);
-    private final Long2LongHashMap lastEventOf = new Long2LongHashMap(0);
-    /** The price history's loader after a start, on its own reader; null once it has caught up with the tail. */
-    private Journal.Reader historyReader;
-    private long historyEventSeq;
-    private final Event historyEvent = new Event();
-    private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
-    private final Long2ObjectHashMap<List<Session>> accountSessions = new Long2ObjectHashMap<>();
-    private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
+    /** Each account's last event number and that event's engine sequence. */
+    private final AccountNumbers accounts = new AccountNumbers();
+    /** Loads the price history from the journal after a start. */
+    private final HistoryLoader historyLoader = new HistoryLoader(this::onTrade);
+    /** The sessions attached, and their output buffers. */
+    private final SessionTable sessions;
     private final ArrayDeque<Deferred> waiting = new ArrayDeque<>();
-    /** Resends in progress, in turn order, and by session id; how many each account has. */
-    private final ArrayList<ResendCursor> resends = new ArrayList<>();
-    private final Long2ObjectHashMap<ResendCursor> resendOf = new Long2ObjectHashMap<>();
-    private final Long2LongHashMap resendsPerAccount = new Long2LongHashMap(0);
-    private int resendTurn;
-    private volatile int resendsInProgress;
-    /**
-     * Completions from the core thread, as primitives through an off-heap ring (one per command: an
-     * object each would be garbage made on the exchange's hot path): correlation, command sequence,
-     * last event sequence, reject reason ordinal + 1 (0 = none).
-     */
-    private final OneToOneRingBuffer completions =
-        new OneToOneRingBuffer(new UnsafeBuffer(ByteBuffer.allocateDirect((1 << 20) + RingBufferDescriptor.TRAILER_LENGTH)));
-    private static final int COMPLETION = 1;
-    private static final int COMPLETION_BYTES = 32;
-    private static final RejectReason[] REJECTS = RejectReason.values();
-    /** The code of a refused command (neither journaled nor applied) in a completion's reject field. */
-    private static final long REFUSED = -1;
-    /** Why the last refused command was refused (refusals in a row share one reason, e.g. the journal disk is full). */
-    private volatile String refusalReason;
-    /** Completions read from the ring whose events are not all tailed yet, in order: 4 longs each (a power-of-two ring). */
-    private long[] pending = new long[4 * 1024];
-    private long pendingHead;
-    private long pendingTail;
-    private final MessageHandler onCompletion = this::onCompletion;
+    /** The resends in progress. */
+    private final Resends resends;
+    private final Resends.Step advance = this::advance;
+    /** The commands the core has finished, answered once their events are out. */
+    private final Completions completions = new Completions();
+    private final Completions.Handler onCompleted = new Completions.Handler()
+    {
+        @Override
+        public void onCompleted(final long correlation, final long commandSeq, final RejectReason reject)
+        {
+            complete(correlation, commandSeq, reject);
+        }
+
+        @Override
+        public void onRefused(final long correlation, final String reason)
+        {
+            refused(correlation, reason);
+        }
+    };
     /** Candles and last prices from every trade of the journal, loaded from its start after each start of the gateway. */
     private final PriceHistory history = new PriceHistory();
     private TradeTap tradeTap;
-    private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
-    private final ArrayList<Session> touched = new ArrayList<>();
     private volatile boolean caughtUp;
     private Runnable wake = () -> { };
     private GatewayCounters counters = GatewayCounters.inMemory();
@@ -274,7 +248,9 @@ public final class Egress implements Agent
         this.readerFactory = readerFactory;
         this.directory = directory;
         this.completionHook = completionHook;
-        this.resendLimits = resendLimits;
+        this.resends = new Resends(resendLimits);
+        this.sessions = new SessionTable(resends, log);
+        sessions.counters(counters);
         this.log = log;
         this.frames = new EventFrames(directory);
     }
@@ -289,6 +265,7 @@ public final class Egress implements Agent
     public void counters(final GatewayCounters counters)
     {
         this.counters = counters;
+        sessions.counters(counters);
     }
 
     /** Before the egress starts: also tell {@code tap} every trade, on this thread. */
@@ -347,7 +324,7 @@ public final class Egress implements Agent
      */
     public void complete(final long correlation, final long commandSeq, final long lastEventSeq, final RejectReason reject)
     {
-        claim(correlation, commandSeq, lastEventSeq, reject == null ? 0 : reject.ordinal() + 1);
+        completions.complete(correlation, commandSeq, lastEventSeq, reject);
     }
 
     /**
@@ -356,64 +333,7 @@ public final class Egress implements Agent
      */
     public void refuse(final long correlation, final long lastEventSeq, final String reason)
     {
-        refusalReason = reason;
-        claim(correlation, 0, lastEventSeq, REFUSED);
-    }
-
-    private void claim(final long correlation, final long commandSeq, final long lastEventSeq, final long code)
-    {
-        int index;
-        while ((index = completions.tryClaim(COMPLETION, COMPLETION_BYTES)) < 0)
-        {
-            if (stopped)
-            {
-                return;
-            }
-            if (Thread.currentThread() == thread)
-            {
-                // one thread runs the core and this: take the completions into the pending list now
-                completions.read(onCompletion, 1024);
-            }
-            else
-            {
-                Thread.onSpinWait();
-                Thread.yield();
-            }
-        }
-        final AtomicBuffer b = completions.buffer();
-        b.putLong(index, correlation);
-        b.putLong(index + 8, commandSeq);
-        b.putLong(index + 16, lastEventSeq);
-        b.putLong(index + 24, code);
-        completions.commit(index);
-    }
-
-    private void onCompletion(final int type, final MutableDirectBuffer b, final int index, final int length)
-    {
-        if (pendingTail - pendingHead == pending.length / 4)
-        {
-            final long[] grown = new long[pending.length * 2];
-            final int n = (int)(pendingTail - pendingHead);
-            for (int i = 0; i < n; i++)
-            {
-                System.arraycopy(pending, pendingAt(pendingHead + i), grown, i * 4, 4);
-            }
-            pending = grown;
-            pendingHead = 0;
-            pendingTail = n;
-        }
-        final int at = pendingAt(pendingTail);
-        pending[at] = b.getLong(index);
-        pending[at + 1] = b.getLong(index + 8);
-        pending[at + 2] = b.getLong(index + 16);
-        pending[at + 3] = b.getLong(index + 24);
-        pendingTail++;
-    }
-
-    /** Where the n-th pending completion starts in {@link #pending}. */
-    private int pendingAt(final long n)
-    {
-        return (int)(n & (pending.length / 4 - 1)) * 4;
+        completions.refuse(correlation, lastEventSeq, reason);
     }
 
     /** Whether the egress has found the end of the event journal and tails it. */
@@ -432,54 +352,17 @@ public final class Egress implements Agent
     public void onStart()
     {
         thread = Thread.currentThread();
+        completions.readBy(thread);
         reader = readerFactory.get();
         tailedEventSeq = reader.startAtEnd(EventCodec::sequenceOf);
         counters.egressEventSequence.setRelease(tailedEventSeq);
         if (tailedEventSeq > 0)
         {
-            historyReader = readerFactory.get();
+            historyLoader.start(readerFactory.get());
         }
         log.accept("egress: tailing the event journal after event " + tailedEventSeq + " (" +
             reader.documentsRead() + " documents read)");
         caughtUp = true;
-    }
-
-    /**
-     * Feeds the price history the journal's trades from its start, up to {@link #HISTORY_BUDGET} records,
-     * until it has read what the live tail has; from then on the live tail feeds it.
-     */
-    private int loadHistory()
-    {
-        if (historyReader == null)
-        {
-            return 0;
-        }
-        int n = 0;
-        while (n < HISTORY_BUDGET && historyEventSeq < tailedEventSeq)
-        {
-            final int length = historyReader.next(record);
-            if (length < 0)
-            {
-                break;
-            }
-            n++;
-            System.arraycopy(record, 0, codec.bytes(), 0, length);
-            if (codec.decode(length, historyEvent) != null)
-            {
-                continue;
-            }
-            historyEventSeq = historyEvent.sequence;
-            if (historyEvent.type == EventType.TRADE && historyEventSeq <= tailedEventSeq)
-            {
-                onTrade(historyEvent);
-            }
-        }
-        if (historyEventSeq >= tailedEventSeq)
-        {
-            historyReader.close();
-            historyReader = null;
-        }
-        return n;
     }
 
     private void onTrade(final Event e)
@@ -494,7 +377,7 @@ public final class Egress implements Agent
     /** Resends in progress (any thread; for tests and monitoring). */
     public int resendsInProgress()
     {
-        return resendsInProgress;
+        return resends.inProgress();
     }
 
     /** One duty cycle: the live work, then a slice of the resends. */
@@ -517,9 +400,9 @@ public final class Egress implements Agent
         {
             int work = 0;
             work += tail(TAIL_BATCH);
-            work += loadHistory();
+            work += historyLoader.load(tailedEventSeq);
             work += drainInbox(1024);
-            work += completions.read(onCompletion, 1024);
+            work += completions.read();
             work += releaseCompletions();
             flush();
             return work;
@@ -531,7 +414,7 @@ public final class Egress implements Agent
     }
 
     /**
-     * The resend part of a duty cycle: advances the resends in progress by {@link #RESEND_BUDGET}
+     * The resend part of a duty cycle: advances the resends in progress by {@link Resends#BUDGET}
      * journal records at most, in turn, skipping a session whose connection is not writable (a peer
      * that does not read stops costing anything; it is cut off as a slow consumer by the gateway's
      * usual rule, or times out).
@@ -547,25 +430,7 @@ public final class Egress implements Agent
         working = true;
         try
         {
-            int budget = RESEND_BUDGET;
-            int work = 0;
-            int idle = 0;
-            while (budget > 0 && !resends.isEmpty() && idle < resends.size())
-            {
-                if (resendTurn >= resends.size())
-                {
-                    resendTurn = 0;
-                }
-                final ResendCursor c = resends.get(resendTurn);
-                final int done = advance(c, Math.min(RESEND_QUANTUM, budget));
-                if (resendOf.get(c.session.id) == c)
-                {
-                    resendTurn++;
-                }
-                budget -= done;
-                work += done;
-                idle = done == 0 ? idle + 1 : 0;
-            }
+            final int work = resends.run(advance);
             flush();
             return work;
         }
@@ -605,7 +470,7 @@ public final class Egress implements Agent
         }
         else if (m instanceof MarketUpdate u)
         {
-            final List<Session> list = subscribers.get(u.marketId());
+            final List<Session> list = sessions.subscribers(u.marketId());
             if (list != null)
             {
                 for (int i = 0; i < list.size(); i++)
@@ -624,7 +489,7 @@ public final class Egress implements Agent
         }
         else if (m instanceof ToAccount t)
         {
-            final List<Session> list = accountSessions.get(t.accountId());
+            final List<Session> list = sessions.ofAccount(t.accountId());
             if (list != null)
             {
                 for (int i = 0; i < list.size(); i++)
@@ -639,7 +504,7 @@ public final class Egress implements Agent
         }
         else if (m instanceof Detach d)
         {
-            detach(d.session());
+            sessions.detach(d.session());
         }
         else if (m instanceof Subscribed s)
         {
@@ -647,11 +512,7 @@ public final class Egress implements Agent
         }
         else if (m instanceof Unsubscribed u)
         {
-            final List<Session> list = subscribers.get(u.marketId());
-            if (list != null)
-            {
-                list.remove(u.session());
-            }
+            sessions.unsubscribe(u.session(), u.marketId());
         }
     }
 
@@ -688,16 +549,16 @@ public final class Egress implements Agent
     {
         if (e.type == EventType.TRADE)
         {
-            if (historyReader == null)
+            if (!historyLoader.loading())
             {
                 onTrade(e);
             }
-            final List<Session> list = subscribers.get(e.marketId);
+            final List<Session> list = sessions.subscribers(e.marketId);
             if (list != null)
             {
                 for (int i = 0; i < list.size(); i++)
                 {
-                    final ByteBuf out = outgoing(list.get(i));
+                    final ByteBuf out = sessions.outgoing(list.get(i));
                     if (out != null)
                     {
                         frames.trade(out, e);
@@ -716,9 +577,8 @@ public final class Egress implements Agent
                 // an account the engine does not hold: no session of it can be logged in
                 continue;
             }
-            lastSeqOf.put(account, seq);
-            lastEventOf.put(account, e.sequence);
-            final List<Session> list = accountSessions.get(account);
+            accounts.onEvent(account, seq, e.sequence);
+            final List<Session> list = sessions.ofAccount(account);
             if (list != null)
             {
                 for (int j = 0; j < list.size(); j++)
@@ -735,37 +595,18 @@ public final class Egress implements Agent
 
     private int releaseCompletions()
     {
-        int n = 0;
-        while (pendingHead < pendingTail)
-        {
-            final int at = pendingAt(pendingHead);
-            if (pending[at + 2] > tailedEventSeq)
-            {
-                break;
-            }
-            final long reject = pending[at + 3];
-            if (reject == REFUSED)
-            {
-                refused(pending[at]);
-            }
-            else
-            {
-                complete(pending[at], pending[at + 1], reject == 0 ? null : REJECTS[(int)reject - 1]);
-            }
-            pendingHead++;
-            n++;
-        }
+        int n = completions.release(tailedEventSeq, onCompleted);
         while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq &&
-            !(historyReader != null && waiting.peekFirst() instanceof HistoryRead))
+            !(historyLoader.loading() && waiting.peekFirst() instanceof HistoryRead))
         {
             final Deferred d = waiting.removeFirst();
-            if (d instanceof PortfolioAnswer p && sessions.containsKey(p.session().id))
+            if (d instanceof PortfolioAnswer p && sessions.contains(p.session().id))
             {
                 final Portfolio.Builder portfolio = p.portfolio().encode()
                     .setLastSeq(p.accountLastSeq());
                 send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(portfolio).build());
             }
-            else if (d instanceof HistoryRead h && sessions.containsKey(h.session().id))
+            else if (d instanceof HistoryRead h && sessions.contains(h.session().id))
             {
                 send(h.session(), h.answer().apply(history));
             }
@@ -790,7 +631,7 @@ public final class Egress implements Agent
         {
             // the common answer, written without building messages; the others go by the hook
             s.completed();
-            final ByteBuf out = outgoing(s);
+            final ByteBuf out = sessions.outgoing(s);
             if (out != null)
             {
                 EventFrames.response(out, requestId, reject, commandSeq);
@@ -808,7 +649,7 @@ public final class Egress implements Agent
         timed(receivedNs);
         if (kind == Session.KIND_REVOKE_KEY)
         {
-            closeRevoked(assignedId);
+            sessions.closeRevoked(assignedId);
         }
     }
 
@@ -821,33 +662,7 @@ public final class Egress implements Agent
         }
     }
 
-    /**
-     * A key's revoke is answered: every session of the key (marked revoked before the revoke was
-     * published, so nothing it sent since reached the engine) has had its answers and now gets
-     * KEY_REVOKED and is closed.
-     */
-    private void closeRevoked(final long keyId)
-    {
-        final ArrayList<Session> revoked = new ArrayList<>();
-        for (final Session s : sessions.values())
-        {
-            if (s.keyId == keyId && s.revoked())
-            {
-                revoked.add(s);
-            }
-        }
-        for (final Session s : revoked)
-        {
-            final ByteBuf answers = outgoing.remove(s.id);
-            if (answers != null)
-            {
-                s.channel.write(answers, s.channel.voidPromise());
-            }
-            close(s, SessionErrorCode.KEY_REVOKED, "key " + keyId + " was revoked");
-        }
-    }
-
-    private void refused(final long correlation)
+    private void refused(final long correlation, final String reason)
     {
         final Session s = sessions.get(Session.sessionOf(correlation));
         if (s == null)
@@ -859,7 +674,7 @@ public final class Egress implements Agent
         final byte kind = s.kind(slot);
         final long requestId = s.requestId(slot);
         final long assignedId = s.assignedId(slot);
-        final Response.Builder response = Response.newBuilder().setReason(Reason.UNAVAILABLE).setMessage(refusalReason);
+        final Response.Builder response = Response.newBuilder().setReason(Reason.UNAVAILABLE).setMessage(reason);
         counters.answered(Reason.UNAVAILABLE);
         if (kind != Session.KIND_COMMAND)
         {
@@ -870,7 +685,7 @@ public final class Egress implements Agent
         if (kind == Session.KIND_REVOKE_KEY)
         {
             // the gateway revoked the key before publishing the revoke, whatever the exchange answers
-            closeRevoked(assignedId);
+            sessions.closeRevoked(assignedId);
         }
     }
 
@@ -884,26 +699,21 @@ public final class Egress implements Agent
         if (s.revoked())
         {
             // revoked between its login and now: it never goes live
-            sessions.put(s.id, s);
-            close(s, SessionErrorCode.KEY_REVOKED, "key " + s.keyId + " was revoked");
+            sessions.register(s);
+            sessions.close(s, SessionErrorCode.KEY_REVOKED, "key " + s.keyId + " was revoked");
             return;
         }
-        if (a.accountLastEvent() > lastEventOf.get(s.accountId))
-        {
-            lastSeqOf.put(s.accountId, a.accountLastSeq());
-            lastEventOf.put(s.accountId, a.accountLastEvent());
-        }
-        final long last = lastSeqOf.get(s.accountId);
+        accounts.onLogin(s.accountId, a.accountLastSeq(), a.accountLastEvent());
+        final long last = accounts.lastSeq(s.accountId);
         final boolean resend = a.lastSeq() >= 0 && a.lastSeq() < last;
-        final String refusal = resend ? resendRefusal(s.accountId) : null;
+        final String refusal = resend ? resends.refusal(s.accountId) : null;
         if (refusal != null)
         {
             s.refused = true;
             close(s, SessionErrorCode.TOO_MANY_RESENDS, refusal);
             return;
         }
-        sessions.put(s.id, s);
-        accountSessions.computeIfAbsent(s.accountId, k -> new ArrayList<>()).add(s);
+        sessions.attach(s);
         final LoginAccepted.Builder accepted = LoginAccepted.newBuilder()
             .setAccount(s.accountName)
             .setAccountId(s.accountId)
@@ -936,21 +746,6 @@ public final class Egress implements Agent
         s.live = true;
     }
 
-    /** Why the account may not start one more resend now, or null if it may. */
-    private String resendRefusal(final long accountId)
-    {
-        final long ofAccount = resendsPerAccount.get(accountId);
-        if (ofAccount >= resendLimits.perAccount())
-        {
-            return "the account has " + ofAccount + " resends in progress, the most allowed; log in again once one has finished";
-        }
-        if (resends.size() >= resendLimits.total())
-        {
-            return "the gateway has " + resends.size() + " resends in progress, the most allowed; log in again shortly";
-        }
-        return null;
-    }
-
     private static List<Role> roles(final int roles)
     {
         final List<Role> list = new ArrayList<>(4);
@@ -980,11 +775,7 @@ public final class Egress implements Agent
      */
     private void startResend(final Session s, final long after, final long last)
     {
-        final ResendCursor c = new ResendCursor(s, readerFactory.get(), after, last);
-        resends.add(c);
-        resendOf.put(s.id, c);
-        resendsPerAccount.put(s.accountId, resendsPerAccount.get(s.accountId) + 1);
-        resendsInProgress = resends.size();
+        resends.start(s, readerFactory.get(), after, last);
     }
 
     /**
@@ -996,9 +787,9 @@ public final class Egress implements Agent
     private int advance(final ResendCursor c, final int max)
     {
         final Session s = c.session;
-        if (c.heldBytes() > resendLimits.heldBytes())
+        if (c.heldBytes() > resends.limits().heldBytes())
         {
-            close(s, SessionErrorCode.SLOW_CONSUMER, "more than " + resendLimits.heldBytes() +
+            close(s, SessionErrorCode.SLOW_CONSUMER, "more than " + resends.limits().heldBytes() +
                 " bytes of answers and market data waited behind its resend");
             return 1;
         }
@@ -1006,9 +797,9 @@ public final class Egress implements Agent
         {
             return 0;
         }
-        final ByteBuf out = outgoingNow(s);
-        final long newest = lastSeqOf.get(s.accountId);
-        final int n = c.read(max, newest, lastEventOf.get(s.accountId), out, frames);
+        final ByteBuf out = sessions.outgoingNow(s);
+        final long newest = accounts.lastSeq(s.accountId);
+        final int n = c.read(max, newest, accounts.lastEvent(s.accountId), out, frames);
         if (c.failure != null)
         {
             close(s, SessionErrorCode.RESEND_UNAVAILABLE, c.failure);
@@ -1036,200 +827,50 @@ public final class Egress implements Agent
         {
             out.writeBytes(c.held);
         }
-        endResend(c);
+        resends.end(c);
         s.live = true;
-    }
-
-    /** Forgets a resend (finished, or its session gone). */
-    private void endResend(final ResendCursor c)
-    {
-        final int at = resends.indexOf(c);
-        resends.remove(at);
-        if (at < resendTurn)
-        {
-            resendTurn--;
-        }
-        resendOf.remove(c.session.id);
-        final long left = resendsPerAccount.get(c.session.accountId) - 1;
-        if (left <= 0)
-        {
-            resendsPerAccount.remove(c.session.accountId);
-        }
-        else
-        {
-            resendsPerAccount.put(c.session.accountId, left);
-        }
-        resendsInProgress = resends.size();
-        c.close();
-    }
-
-    private void detach(final Session s)
-    {
-        s.closed = true;
-        final ResendCursor resend = resendOf.get(s.id);
-        if (resend != null)
-        {
-            endResend(resend);
-        }
-        sessions.remove(s.id);
-        final List<Session> list = accountSessions.get(s.accountId);
-        if (list != null)
-        {
-            list.remove(s);
-        }
-        for (final List<Session> subs : subscribers.values())
-        {
-            subs.remove(s);
-        }
-        final ByteBuf pending = outgoing.remove(s.id);
-        if (pending != null)
-        {
-            pending.release();
-        }
     }
 
     private void subscribe(final Subscribed m)
     {
-        final Session s = m.session();
-        if (s.closed || !sessions.containsKey(s.id))
+        if (sessions.subscribe(m.session(), m.marketId()))
         {
-            return;
+            send(m.session(), m.snapshot());
         }
-        final List<Session> list = subscribers.computeIfAbsent(m.marketId(), k -> new ArrayList<>());
-        if (!list.contains(s))
-        {
-            list.add(s);
-        }
-        send(s, m.snapshot());
     }
 
-    /** Frames an envelope into the session's outgoing buffer for this duty cycle. */
     private void send(final Session s, final Envelope envelope)
     {
-        final ByteBuf out = outgoing(s);
-        if (out != null)
-        {
-            Frames.write(envelope, out);
-        }
+        sessions.send(s, envelope);
     }
 
     /** Frames a private event, the account's {@code seq}-th, into the session's outgoing buffer. */
     private void sendEvent(final Session s, final Event e, final long account, final long seq)
     {
-        final ByteBuf out = outgoing(s);
+        final ByteBuf out = sessions.outgoing(s);
         if (out != null)
         {
             frames.accountEvent(out, e, account, seq);
         }
     }
 
-    /**
-     * The session's outgoing buffer for this duty cycle, or null when the session is closed; while
-     * it resends, the buffer of what waits behind the resend.
-     */
-    private ByteBuf outgoing(final Session s)
-    {
-        if (!s.live && !s.closed)
-        {
-            final ResendCursor c = resendOf.get(s.id);
-            if (c != null)
-            {
-                return c.held();
-            }
-        }
-        return outgoingNow(s);
-    }
-
-    /** The session's outgoing buffer for this duty cycle, written at its end; null when the session is closed. */
-    private ByteBuf outgoingNow(final Session s)
-    {
-        if (s.closed)
-        {
-            return null;
-        }
-        ByteBuf buf = outgoing.get(s.id);
-        if (buf == null)
-        {
-            buf = s.channel.alloc().directBuffer(4096);
-            outgoing.put(s.id, buf);
-            touched.add(s);
-        }
-        return buf;
-    }
-
     private void flush()
     {
-        for (int i = 0; i < touched.size(); i++)
-        {
-            final Session s = touched.get(i);
-            final ByteBuf buf = outgoing.remove(s.id);
-            if (buf == null || s.closed)
-            {
-                if (buf != null)
-                {
-                    buf.release();
-                }
-                continue;
-            }
-            if (!s.channel.isWritable())
-            {
-                buf.release();
-                close(s, SessionErrorCode.SLOW_CONSUMER, "the connection's outbound buffer passed its high-water mark");
-                continue;
-            }
-            s.channel.writeAndFlush(buf, s.channel.voidPromise());
-        }
-        touched.clear();
+        sessions.flush();
     }
 
-    /** Sends a SessionError and closes the connection; the session is detached at once. */
     private void close(final Session s, final SessionErrorCode code, final String message)
     {
-        log.accept("closing " + s + ": " + code + " " + message);
-        final ByteBuf pending = outgoing.remove(s.id);
-        if (pending != null)
-        {
-            pending.release();
-        }
-        final ByteBuf buf = s.channel.alloc().directBuffer(256);
-        Frames.write(Envelope.newBuilder().setSessionError(
-            SessionError.newBuilder().setCode(code).setMessage(message)).build(), buf);
-        if (code == SessionErrorCode.SLOW_CONSUMER)
-        {
-            if (Frames.claimCutOff(s.channel))
-            {
-                counters.slowConsumers.increment();
-                Frames.cutOff(s.channel, buf);
-            }
-            else
-            {
-                buf.release();
-            }
-        }
-        else
-        {
-            Frames.writeLastAndClose(s.channel, buf);
-        }
-        detach(s);
+        sessions.close(s, code, message);
     }
 
     @Override
     public void onClose()
     {
         stopped = true;
-        if (historyReader != null)
-        {
-            historyReader.close();
-            historyReader = null;
-        }
-        while (!resends.isEmpty())
-        {
-            endResend(resends.get(resends.size() - 1));
-        }
-        for (final ByteBuf buf : outgoing.values())
-        {
-            buf.release();
-        }
-        outgoing.clear();
+        completions.stop();
+        historyLoader.close();
+        resends.endAll();
+        sessions.releaseAll();
     }
 }

@@ -172,7 +172,7 @@ class JournalResendTest
             final ResendCursor c = new ResendCursor(session, reader, 0, quiet.lastSeq);
             final ByteBuf out = Unpooled.buffer();
             // an account's newest event at a sequence the journal has not got
-            c.read(Egress.RESEND_BUDGET, quiet.lastSeq + 1, engine.eventSequence() + 10, out, new EventFrames(new Directory()));
+            c.read(Resends.BUDGET, quiet.lastSeq + 1, engine.eventSequence() + 10, out, new EventFrames(new Directory()));
             assertTrue(c.failure.contains("no longer holds the account's event " + (quiet.lastSeq + 1)), c.failure);
             out.release();
         }
@@ -192,7 +192,7 @@ class JournalResendTest
             int slices = 0;
             while (!c.caughtUp(account.lastSeq))
             {
-                assertTrue(c.read(Egress.RESEND_QUANTUM, account.lastSeq, account.lastEventSequence, out, frames) > 0);
+                assertTrue(c.read(Resends.QUANTUM, account.lastSeq, account.lastEventSequence, out, frames) > 0);
                 assertNull(c.failure);
                 assertTrue(++slices < 1_000_000);
             }

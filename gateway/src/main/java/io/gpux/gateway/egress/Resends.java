@@ -1,0 +1,160 @@
+package io.gpux.gateway.egress;
+
+import io.gpux.engine.journal.Journal;
+import io.gpux.gateway.session.Session;
+import org.agrona.collections.Long2LongHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.util.ArrayList;
+
+/**
+ * The resends in progress, one {@link ResendCursor} per resending session: who may start one (the
+ * {@link Egress.ResendLimits}), and their turns, round-robin, within a budget of journal documents
+ * per duty cycle ({@link #BUDGET} across every resending session, {@link #QUANTUM} at a time), so
+ * that no resend holds the egress thread for more than a slice, however long the history or many the
+ * resends. On the egress thread only, but {@link #inProgress()}.
+ */
+final class Resends
+{
+    /** Journal documents all resends together read per duty cycle at most (a few hundred microseconds). */
+    static final int BUDGET = 512;
+    /** Documents one resend reads before the next resending session has its turn. */
+    static final int QUANTUM = 64;
+
+    /** Advances one resend by about {@code max} documents read; returns the work done, plus one if it finished. */
+    @FunctionalInterface
+    interface Step
+    {
+        int advance(ResendCursor cursor, int max);
+    }
+
+    private final Egress.ResendLimits limits;
+    /** Resends in progress, in turn order, and by session id; how many each account has. */
+    private final ArrayList<ResendCursor> cursors = new ArrayList<>();
+    private final Long2ObjectHashMap<ResendCursor> bySession = new Long2ObjectHashMap<>();
+    private final Long2LongHashMap perAccount = new Long2LongHashMap(0);
+    private int turn;
+    private volatile int inProgress;
+
+    Resends(final Egress.ResendLimits limits)
+    {
+        this.limits = limits;
+    }
+
+    Egress.ResendLimits limits()
+    {
+        return limits;
+    }
+
+    /** Why the account may not start one more resend now, or null if it may. */
+    String refusal(final long accountId)
+    {
+        final long ofAccount = perAccount.get(accountId);
+        if (ofAccount >= limits.perAccount())
+        {
+            return "the account has " + ofAccount + " resends in progress, the most allowed; log in again once one has finished";
+        }
+        if (cursors.size() >= limits.total())
+        {
+            return "the gateway has " + cursors.size() + " resends in progress, the most allowed; log in again shortly";
+        }
+        return null;
+    }
+
+    /**
+     * Starts a cursor over the journal, on its own reader, for the session's missing events (after
+     * {@code after} up to {@code last}, then on to the account's newest).
+     */
+    void start(final Session s, final Journal.Reader reader, final long after, final long last)
+    {
+        final ResendCursor c = new ResendCursor(s, reader, after, last);
+        cursors.add(c);
+        bySession.put(s.id, c);
+        perAccount.put(s.accountId, perAccount.get(s.accountId) + 1);
+        inProgress = cursors.size();
+    }
+
+    /** The session's resend in progress, or null. */
+    ResendCursor of(final long sessionId)
+    {
+        return bySession.get(sessionId);
+    }
+
+    /** Forgets a resend (finished, or its session gone) and lets go of its reader. */
+    void end(final ResendCursor c)
+    {
+        final int at = cursors.indexOf(c);
+        cursors.remove(at);
+        if (at < turn)
+        {
+            turn--;
+        }
+        bySession.remove(c.session.id);
+        final long left = perAccount.get(c.session.accountId) - 1;
+        if (left <= 0)
+        {
+            perAccount.remove(c.session.accountId);
+        }
+        else
+        {
+            perAccount.put(c.session.accountId, left);
+        }
+        inProgress = cursors.size();
+        c.close();
+    }
+
+    /** Ends every resend (the egress closes). */
+    void endAll()
+    {
+        while (!cursors.isEmpty())
+        {
+            end(cursors.get(cursors.size() - 1));
+        }
+    }
+
+    boolean isEmpty()
+    {
+        return cursors.isEmpty();
+    }
+
+    int size()
+    {
+        return cursors.size();
+    }
+
+    /** Resends in progress (any thread). */
+    int inProgress()
+    {
+        return inProgress;
+    }
+
+    /**
+     * Gives the resends their turns, round-robin, {@link #QUANTUM} documents each, until {@link #BUDGET}
+     * documents are read or none of them has work to do.
+     *
+     * @return the documents read, plus one for each resend finished.
+     */
+    int run(final Step step)
+    {
+        int budget = BUDGET;
+        int work = 0;
+        int idle = 0;
+        while (budget > 0 && !cursors.isEmpty() && idle < cursors.size())
+        {
+            if (turn >= cursors.size())
+            {
+                turn = 0;
+            }
+            final ResendCursor c = cursors.get(turn);
+            final int done = step.advance(c, Math.min(QUANTUM, budget));
+            if (bySession.get(c.session.id) == c)
+            {
+                turn++;
+            }
+            budget -= done;
+            work += done;
+            idle = done == 0 ? idle + 1 : 0;
+        }
+        return work;
+    }
+}

@@ -1,0 +1,266 @@
+package io.gpux.gateway.egress;
+
+import io.gpux.gateway.metrics.GatewayCounters;
+import io.gpux.gateway.session.Session;
+import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.SessionError;
+import io.gpux.proto.v1.SessionErrorCode;
+import io.netty.buffer.ByteBuf;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The egress's sessions: by id, by account and by subscribed market; and each one's output buffer of a
+ * duty cycle, written to its connection at the cycle's end ({@link #flush()}), or, while the session
+ * resends, what waits behind its resend. A session whose connection stops draining (its outbound
+ * buffer passes the high-water mark) is sent SLOW_CONSUMER and closed; nothing here ever waits for a
+ * connection. On the egress thread only.
+ */
+final class SessionTable
+{
+    private final Resends resends;
+    private final Consumer<String> log;
+    private GatewayCounters counters = GatewayCounters.inMemory();
+    private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<List<Session>> accountSessions = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
+    private final ArrayList<Session> touched = new ArrayList<>();
+
+    SessionTable(final Resends resends, final Consumer<String> log)
+    {
+        this.resends = resends;
+        this.log = log;
+    }
+
+    void counters(final GatewayCounters counters)
+    {
+        this.counters = counters;
+    }
+
+    /** The session of the id, or null if it is not (or no longer) attached. */
+    Session get(final long sessionId)
+    {
+        return sessions.get(sessionId);
+    }
+
+    boolean contains(final long sessionId)
+    {
+        return sessions.containsKey(sessionId);
+    }
+
+    /** Known by its id only (so that it can be closed with its answers), not yet sent any account's events. */
+    void register(final Session s)
+    {
+        sessions.put(s.id, s);
+    }
+
+    /** Attached: by its id and among its account's sessions. */
+    void attach(final Session s)
+    {
+        sessions.put(s.id, s);
+        accountSessions.computeIfAbsent(s.accountId, k -> new ArrayList<>()).add(s);
+    }
+
+    /** The account's attached sessions, or null if none ever was. */
+    List<Session> ofAccount(final long accountId)
+    {
+        return accountSessions.get(accountId);
+    }
+
+    /** The market's subscribers, or null if none ever was. */
+    List<Session> subscribers(final long marketId)
+    {
+        return subscribers.get(marketId);
+    }
+
+    /** Adds the session to the market's subscribers; false if the session is not attached (nothing to send it). */
+    boolean subscribe(final Session s, final long marketId)
+    {
+        if (s.closed || !sessions.containsKey(s.id))
+        {
+            return false;
+        }
+        final List<Session> list = subscribers.computeIfAbsent(marketId, k -> new ArrayList<>());
+        if (!list.contains(s))
+        {
+            list.add(s);
+        }
+        return true;
+    }
+
+    void unsubscribe(final Session s, final long marketId)
+    {
+        final List<Session> list = subscribers.get(marketId);
+        if (list != null)
+        {
+            list.remove(s);
+        }
+    }
+
+    /** Forgets the session: its resend, its lists, its output buffer. */
+    void detach(final Session s)
+    {
+        s.closed = true;
+        final ResendCursor resend = resends.of(s.id);
+        if (resend != null)
+        {
+            resends.end(resend);
+        }
+        sessions.remove(s.id);
+        final List<Session> list = accountSessions.get(s.accountId);
+        if (list != null)
+        {
+            list.remove(s);
+        }
+        for (final List<Session> subs : subscribers.values())
+        {
+            subs.remove(s);
+        }
+        final ByteBuf pending = outgoing.remove(s.id);
+        if (pending != null)
+        {
+            pending.release();
+        }
+    }
+
+    /** Frames an envelope into the session's outgoing buffer for this duty cycle. */
+    void send(final Session s, final Envelope envelope)
+    {
+        final ByteBuf out = outgoing(s);
+        if (out != null)
+        {
+            Frames.write(envelope, out);
+        }
+    }
+
+    /**
+     * The session's outgoing buffer for this duty cycle, or null when the session is closed; while
+     * it resends, the buffer of what waits behind the resend.
+     */
+    ByteBuf outgoing(final Session s)
+    {
+        if (!s.live && !s.closed)
+        {
+            final ResendCursor c = resends.of(s.id);
+            if (c != null)
+            {
+                return c.held();
+            }
+        }
+        return outgoingNow(s);
+    }
+
+    /** The session's outgoing buffer for this duty cycle, written at its end; null when the session is closed. */
+    ByteBuf outgoingNow(final Session s)
+    {
+        if (s.closed)
+        {
+            return null;
+        }
+        ByteBuf buf = outgoing.get(s.id);
+        if (buf == null)
+        {
+            buf = s.channel.alloc().directBuffer(4096);
+            outgoing.put(s.id, buf);
+            touched.add(s);
+        }
+        return buf;
+    }
+
+    /** Writes the duty cycle's output buffers to their connections. */
+    void flush()
+    {
+        for (int i = 0; i < touched.size(); i++)
+        {
+            final Session s = touched.get(i);
+            final ByteBuf buf = outgoing.remove(s.id);
+            if (buf == null || s.closed)
+            {
+                if (buf != null)
+                {
+                    buf.release();
+                }
+                continue;
+            }
+            if (!s.channel.isWritable())
+            {
+                buf.release();
+                close(s, SessionErrorCode.SLOW_CONSUMER, "the connection's outbound buffer passed its high-water mark");
+                continue;
+            }
+            s.channel.writeAndFlush(buf, s.channel.voidPromise());
+        }
+        touched.clear();
+    }
+
+    /**
+     * A key's revoke is answered: every session of the key (marked revoked before the revoke was
+     * published, so nothing it sent since reached the engine) has had its answers and now gets
+     * KEY_REVOKED and is closed.
+     */
+    void closeRevoked(final long keyId)
+    {
+        final ArrayList<Session> revoked = new ArrayList<>();
+        for (final Session s : sessions.values())
+        {
+            if (s.keyId == keyId && s.revoked())
+            {
+                revoked.add(s);
+            }
+        }
+        for (final Session s : revoked)
+        {
+            final ByteBuf answers = outgoing.remove(s.id);
+            if (answers != null)
+            {
+                s.channel.write(answers, s.channel.voidPromise());
+            }
+            close(s, SessionErrorCode.KEY_REVOKED, "key " + keyId + " was revoked");
+        }
+    }
+
+    /** Sends a SessionError and closes the connection; the session is detached at once. */
+    void close(final Session s, final SessionErrorCode code, final String message)
+    {
+        log.accept("closing " + s + ": " + code + " " + message);
+        final ByteBuf pending = outgoing.remove(s.id);
+        if (pending != null)
+        {
+            pending.release();
+        }
+        final ByteBuf buf = s.channel.alloc().directBuffer(256);
+        Frames.write(Envelope.newBuilder().setSessionError(
+            SessionError.newBuilder().setCode(code).setMessage(message)).build(), buf);
+        if (code == SessionErrorCode.SLOW_CONSUMER)
+        {
+            if (Frames.claimCutOff(s.channel))
+            {
+                counters.slowConsumers.increment();
+                Frames.cutOff(s.channel, buf);
+            }
+            else
+            {
+                buf.release();
+            }
+        }
+        else
+        {
+            Frames.writeLastAndClose(s.channel, buf);
+        }
+        detach(s);
+    }
+
+    /** Lets go of every output buffer (the egress closes). */
+    void releaseAll()
+    {
+        for (final ByteBuf buf : outgoing.values())
+        {
+            buf.release();
+        }
+        outgoing.clear();
+    }
+}
