@@ -417,13 +417,13 @@ final class OrderEntry
             return;
         }
         final long price = cmd.price == Command.ABSENT ? order.price : cmd.price;
-        final int gpus = cmd.gpus == Integer.MIN_VALUE ? order.openGpus : cmd.gpus;
+        final int gpus = cmd.gpus == Command.ABSENT_INT ? order.openGpus : cmd.gpus;
         if (!validPrice(market, price))
         {
             engine.out.rejected(cmd, RejectReason.INVALID_PRICE);
             return;
         }
-        if (cmd.gpus != Integer.MIN_VALUE && !validQuantity(market, gpus))
+        if (cmd.gpus != Command.ABSENT_INT && !validQuantity(market, gpus))
         {
             engine.out.rejected(cmd, RejectReason.INVALID_QUANTITY);
             return;

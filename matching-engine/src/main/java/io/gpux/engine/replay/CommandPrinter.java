@@ -45,7 +45,7 @@ public final class CommandPrinter
             {
                 kv(sb, "id", symbols.markets.name(c.marketId));
                 price(sb, "tick", c.tick);
-                if (c.preemption >= 0)
+                if (c.preemption != Command.ABSENT_INT)
                 {
                     kv(sb, "preemption", c.preemption == 0 ? "off" : "on");
                 }
@@ -198,7 +198,7 @@ public final class CommandPrinter
 
     private static void gpus(final StringBuilder sb, final Command c)
     {
-        if (c.gpus != Integer.MIN_VALUE)
+        if (c.gpus != Command.ABSENT_INT)
         {
             sb.append(" gpus=").append(c.gpus);
         }
