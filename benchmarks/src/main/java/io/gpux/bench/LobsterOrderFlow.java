@@ -71,7 +71,7 @@ final class LobsterOrderFlow
                 case REPLACE ->
                 {
                     final Order o = open(engine, c.accountId, c.orderId);
-                    if (o == null || c.price != Command.ABSENT && c.price != o.price && c.gpus != Integer.MIN_VALUE)
+                    if (o == null || c.price != Command.ABSENT && c.price != o.price && c.gpus != Command.ABSENT_INT)
                     {
                         throw new IllegalStateException("LOBSTER flow: cannot map " + c.type + " of order " + c.orderId);
                     }
@@ -79,11 +79,11 @@ final class LobsterOrderFlow
                     {
                         out.move(t, user, c.orderId, c.price);
                     }
-                    else if (c.gpus != Integer.MIN_VALUE && c.gpus < o.openGpus)
+                    else if (c.gpus != Command.ABSENT_INT && c.gpus < o.openGpus)
                     {
                         out.reduce(t, user, c.orderId, o.openGpus - c.gpus);
                     }
-                    else if (c.gpus != Integer.MIN_VALUE && c.gpus > o.openGpus)
+                    else if (c.gpus != Command.ABSENT_INT && c.gpus > o.openGpus)
                     {
                         throw new IllegalStateException("LOBSTER flow: a REPLACE that grows an order");
                     }

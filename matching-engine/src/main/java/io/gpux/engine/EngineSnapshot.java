@@ -1,8 +1,6 @@
 package io.gpux.engine;
 
 import io.gpux.engine.book.Order;
-import io.gpux.engine.command.TimeInForce;
-import io.gpux.engine.event.NoticeReason;
 import io.gpux.engine.funds.Account;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
@@ -49,6 +47,42 @@ public final class EngineSnapshot
     {
         out.writeInt(MAGIC);
         out.writeInt(VERSION);
+        writeCounters(e, out);
+        final Market[] markets = sorted(e.markets.values().toArray(new Market[0]), m -> m.id);
+        out.writeInt(markets.length);
+        for (final Market m : markets)
+        {
+            m.write(out);
+        }
+        final Account[] accounts = sorted(e.accounts.values().toArray(new Account[0]), a -> a.id);
+        out.writeInt(accounts.length);
+        for (final Account a : accounts)
+        {
+            a.write(out);
+        }
+        final Machine[] machines = sorted(e.machines.values().toArray(new Machine[0]), m -> m.id);
+        out.writeInt(machines.length);
+        for (final Machine m : machines)
+        {
+            m.write(out);
+        }
+        writeOrders(accounts, machines, out);
+        final Lease[] leases = sorted(e.leases.values().toArray(new Lease[0]), l -> l.id);
+        out.writeInt(leases.length);
+        for (final Lease l : leases)
+        {
+            l.write(out);
+        }
+        writeTimers(e, out);
+        writeApiKeys(e, out);
+        out.writeLong(e.restartedAtMs);
+        writeSessions(accounts, out);
+        out.writeLong(e.restartWindowMs);
+        writeEventNumbers(accounts, out);
+    }
+
+    private static void writeCounters(final MatchingEngine e, final DataOutput out) throws IOException
+    {
         out.writeLong(e.heartbeatIntervalMs);
         out.writeLong(e.heartbeatTimeoutMs);
         out.writeLong(e.prioritySeq);
@@ -59,58 +93,12 @@ public final class EngineSnapshot
         out.writeLong(e.out.sequence());
         out.writeLong(e.orders.nextUid());
         out.writeLong(e.timers.nextSeq());
+    }
 
-        final Market[] markets = sorted(e.markets.values().toArray(new Market[0]), m -> m.id);
-        out.writeInt(markets.length);
-        for (final Market m : markets)
-        {
-            out.writeLong(m.id);
-            out.writeUTF(m.name);
-            out.writeLong(m.tick);
-            out.writeBoolean(m.preemption);
-            out.writeLong(m.graceMs);
-            out.writeLong(m.minIncrement);
-            out.writeInt(m.preemptIncrementBps);
-            out.writeBoolean(m.fragmentFirst);
-            out.writeInt(m.feeBps);
-            out.writeLong(m.prepayMs);
-            out.writeInt(m.maxGpusPerOrder);
-            out.writeBoolean(m.halted);
-        }
-
-        final Account[] accounts = sorted(e.accounts.values().toArray(new Account[0]), a -> a.id);
-        out.writeInt(accounts.length);
-        for (final Account a : accounts)
-        {
-            out.writeLong(a.id);
-            out.writeUTF(a.name);
-            out.writeInt(a.roles);
-            out.writeLong(a.balance);
-            out.writeLong(a.held);
-        }
-
-        final Machine[] machines = sorted(e.machines.values().toArray(new Machine[0]), m -> m.id);
-        out.writeInt(machines.length);
-        for (final Machine m : machines)
-        {
-            out.writeLong(m.id);
-            out.writeUTF(m.name);
-            out.writeLong(m.owner.id);
-            out.writeLong(m.market.id);
-            out.writeInt(m.gpus);
-            out.writeLong(m.regionId);
-            out.writeLong(m.vramGb);
-            out.writeLong(m.interconnectId);
-            out.writeLong(m.registeredAt);
-            out.writeBoolean(m.online);
-            out.writeLong(m.lastHeartbeat);
-            out.writeInt(m.offered);
-            out.writeInt(m.leased);
-            out.writeLong(m.relNum);
-            out.writeLong(m.relDen);
-            m.reliability.write(out);
-        }
-
+    /** Each account's open orders in its order, then each machine's asks in its order, by uid. */
+    private static void writeOrders(final Account[] accounts, final Machine[] machines, final DataOutput out)
+        throws IOException
+    {
         for (final Account a : accounts)
         {
             int n = 0;
@@ -121,24 +109,7 @@ public final class EngineSnapshot
             out.writeInt(n);
             for (Order o = a.firstOpen; o != null; o = o.accountNext)
             {
-                out.writeLong(o.uid);
-                out.writeBoolean(o.bid);
-                out.writeLong(o.market.id);
-                out.writeLong(o.machine == null ? 0 : o.machine.id);
-                out.writeLong(o.clientOrderId);
-                out.writeLong(o.price);
-                out.writeInt(o.openGpus);
-                out.writeByte(o.tif.ordinal());
-                out.writeBoolean(o.postOnly);
-                out.writeBoolean(o.gang);
-                out.writeBoolean(o.noPreempt);
-                out.writeLong(o.minReliabilityPpb);
-                out.writeLong(o.regionId);
-                out.writeLong(o.maxDurationMs);
-                out.writeLong(o.priority);
-                out.writeLong(o.acceptSeq);
-                out.writeLong(o.hold);
-                out.writeBoolean(o.inBook());
+                o.write(out);
             }
         }
         for (final Machine m : machines)
@@ -154,42 +125,10 @@ public final class EngineSnapshot
                 out.writeLong(o.uid);
             }
         }
+    }
 
-        final Lease[] leases = sorted(e.leases.values().toArray(new Lease[0]), l -> l.id);
-        out.writeInt(leases.length);
-        for (final Lease l : leases)
-        {
-            out.writeLong(l.id);
-            out.writeInt(l.state);
-            out.writeLong(l.renter.id);
-            out.writeLong(l.machine.id);
-            out.writeInt(l.gpus);
-            out.writeLong(l.price);
-            out.writeLong(l.startMs);
-            out.writeLong(l.maxDurationMs);
-            out.writeLong(l.settledMs);
-            out.writeLong(l.totalCost);
-            out.writeLong(l.totalFee);
-            out.writeLong(l.hold);
-            out.writeInt(l.notice == null ? -1 : l.notice.ordinal());
-            out.writeLong(l.effectiveMs);
-            out.writeLong(l.successor == null ? 0 : l.successor.id);
-            out.writeInt(l.successorGpus);
-            out.writeInt(l.waitingSources);
-            out.writeBoolean(l.preemptible());
-            out.writeInt(l.sourceCount);
-            for (int i = 0; i < l.sourceCount; i++)
-            {
-                final Order ask = l.sourceAsk[i];
-                final boolean live = ask != null && ask.uid == l.sourceAskUid[i] && ask.open;
-                out.writeLong(l.sourceAskUid[i]);
-                out.writeBoolean(live);
-                out.writeLong(l.sourceAskOrderId[i]);
-                out.writeInt(l.sourceGpus[i]);
-                out.writeLong(l.sourceVictim[i] == null ? 0 : l.sourceVictim[i].id);
-            }
-        }
-
+    private static void writeTimers(final MatchingEngine e, final DataOutput out) throws IOException
+    {
         final Timer[] timers = e.timers.sorted();
         out.writeInt(timers.length);
         for (final Timer t : timers)
@@ -199,7 +138,10 @@ public final class EngineSnapshot
             out.writeByte(t.kind);
             out.writeLong(t.target instanceof Lease l ? l.id : ((Machine)t.target).id);
         }
+    }
 
+    private static void writeApiKeys(final MatchingEngine e, final DataOutput out) throws IOException
+    {
         final long[] keyIds = e.apiKeys.sortedKeyIds();
         out.writeInt(keyIds.length);
         for (final long keyId : keyIds)
@@ -207,8 +149,11 @@ public final class EngineSnapshot
             out.writeLong(keyId);
             out.writeLong(e.apiKeys.stored(keyId));
         }
+    }
 
-        out.writeLong(e.restartedAtMs);
+    /** The accounts with open cancel-on-disconnect sessions, and how many. */
+    private static void writeSessions(final Account[] accounts, final DataOutput out) throws IOException
+    {
         int withSessions = 0;
         for (final Account a : accounts)
         {
@@ -223,7 +168,11 @@ public final class EngineSnapshot
                 out.writeInt(a.codSessions);
             }
         }
-        out.writeLong(e.restartWindowMs);
+    }
+
+    /** The accounts that have had a private event, with their event numbers. */
+    private static void writeEventNumbers(final Account[] accounts, final DataOutput out) throws IOException
+    {
         int numbered = 0;
         for (final Account a : accounts)
         {
@@ -271,55 +220,80 @@ public final class EngineSnapshot
         final int marketCount = in.readInt();
         for (int i = 0; i < marketCount; i++)
         {
-            final Market m = new Market(in.readLong(), in.readUTF());
-            m.tick = in.readLong();
-            m.preemption = in.readBoolean();
-            m.graceMs = in.readLong();
-            m.minIncrement = in.readLong();
-            if (version > VERSION_WITHOUT_LEVERS)
-            {
-                m.preemptIncrementBps = in.readInt();
-                m.fragmentFirst = in.readBoolean();
-            }
-            m.feeBps = in.readInt();
-            m.prepayMs = in.readLong();
-            m.maxGpusPerOrder = in.readInt();
-            m.halted = in.readBoolean();
+            final Market m = Market.read(in, version > VERSION_WITHOUT_LEVERS);
             e.markets.put(m.id, m);
         }
+        final List<Account> accounts = readAccounts(e, in);
+        final List<Machine> machines = readMachines(e, in);
+        final Long2ObjectHashMap<Order> byUid = readOrders(e, accounts, machines, in, version);
+        readLeases(e, byUid, in);
+        readTimers(e, in);
+        e.timers.nextSeq(timerSeq);
+        e.orders.nextUid(nextOrderUid);
+        e.moneyInExchange = e.totalMoney();
+
+        final int keyCount = version == VERSION_WITHOUT_KEYS ? 0 : in.readInt();
+        for (int i = 0; i < keyCount; i++)
+        {
+            e.apiKeys.restore(in.readLong(), in.readLong());
+        }
+        if (version >= VERSION_WITHOUT_RESTART_WINDOW)
+        {
+            e.restartedAtMs = in.readLong();
+            final int withSessions = in.readInt();
+            for (int i = 0; i < withSessions; i++)
+            {
+                e.accounts.get(in.readLong()).codSessions = in.readInt();
+            }
+        }
+        if (version > VERSION_WITHOUT_RESTART_WINDOW)
+        {
+            e.restartWindowMs = in.readLong();
+        }
+        if (version > VERSION_WITHOUT_EVENT_NUMBERS)
+        {
+            final int numbered = in.readInt();
+            for (int i = 0; i < numbered; i++)
+            {
+                final Account a = e.accounts.get(in.readLong());
+                a.lastSeq = in.readLong();
+                a.lastEventSequence = in.readLong();
+            }
+        }
+    }
+
+    private static List<Account> readAccounts(final MatchingEngine e, final DataInput in) throws IOException
+    {
         final int accountCount = in.readInt();
         final List<Account> accounts = new ArrayList<>(accountCount);
         for (int i = 0; i < accountCount; i++)
         {
-            final Account a = new Account(in.readLong(), in.readUTF(), in.readInt(), e.openOrders);
-            a.balance = in.readLong();
-            a.held = in.readLong();
+            final Account a = Account.read(in, e.openOrders);
             e.accounts.put(a.id, a);
             accounts.add(a);
         }
+        return accounts;
+    }
+
+    private static List<Machine> readMachines(final MatchingEngine e, final DataInput in) throws IOException
+    {
         final int machineCount = in.readInt();
         final List<Machine> machines = new ArrayList<>(machineCount);
         for (int i = 0; i < machineCount; i++)
         {
-            final long id = in.readLong();
-            final String name = in.readUTF();
-            final Account owner = e.accounts.get(in.readLong());
-            final Market market = e.markets.get(in.readLong());
-            final Machine m = new Machine(id, name, owner, market, in.readInt(), in.readLong(), in.readLong(),
-                in.readLong(), in.readLong());
-            m.online = in.readBoolean();
-            m.lastHeartbeat = in.readLong();
-            m.offered = in.readInt();
-            m.leased = in.readInt();
-            m.relNum = in.readLong();
-            m.relDen = in.readLong();
-            m.reliability.read(in);
+            final Machine m = Machine.read(in, e.accounts::get, e.markets::get);
             e.machines.put(m.id, m);
-            owner.addMachine(m);
-            market.machineAdded(m.regionId, m.gpus);
+            m.owner.addMachine(m);
+            m.market.machineAdded(m.regionId, m.gpus);
             machines.add(m);
         }
+        return machines;
+    }
 
+    /** Reads the open orders into their accounts, machines and books; returns them by uid. */
+    private static Long2ObjectHashMap<Order> readOrders(final MatchingEngine e, final List<Account> accounts,
+        final List<Machine> machines, final DataInput in, final int version) throws IOException
+    {
         final Long2ObjectHashMap<Order> byUid = new Long2ObjectHashMap<>();
         final List<Order> inBook = new ArrayList<>();
         for (final Account a : accounts)
@@ -328,27 +302,7 @@ public final class EngineSnapshot
             for (int i = 0; i < n; i++)
             {
                 final Order o = e.orders.acquire();
-                o.uid = in.readLong();
-                o.open = true;
-                o.bid = in.readBoolean();
-                o.account = a;
-                o.market = e.markets.get(in.readLong());
-                final long machineId = in.readLong();
-                o.machine = machineId == 0 ? null : e.machines.get(machineId);
-                o.clientOrderId = in.readLong();
-                o.price = in.readLong();
-                o.openGpus = in.readInt();
-                o.tif = TimeInForce.of(in.readByte());
-                o.postOnly = in.readBoolean();
-                o.gang = in.readBoolean();
-                o.noPreempt = version > VERSION_WITHOUT_LEVERS && in.readBoolean();
-                o.minReliabilityPpb = in.readLong();
-                o.regionId = in.readLong();
-                o.maxDurationMs = in.readLong();
-                o.priority = in.readLong();
-                o.acceptSeq = in.readLong();
-                o.hold = in.readLong();
-                if (in.readBoolean())
+                if (o.read(in, version > VERSION_WITHOUT_LEVERS, a, e.markets::get, e.machines::get))
                 {
                     inBook.add(o);
                 }
@@ -369,68 +323,36 @@ public final class EngineSnapshot
         {
             (o.bid ? o.market.bids : o.market.asks).append(o);
         }
+        return byUid;
+    }
 
+    private static void readLeases(final MatchingEngine e, final Long2ObjectHashMap<Order> byUid, final DataInput in)
+        throws IOException
+    {
         final int leaseCount = in.readInt();
-        final Lease[] leases = new Lease[leaseCount];
-        final long[][] victimIds = new long[leaseCount][];
-        final long[] successorIds = new long[leaseCount];
-        final boolean[] indexed = new boolean[leaseCount];
+        final Lease.Restored[] leases = new Lease.Restored[leaseCount];
         for (int i = 0; i < leaseCount; i++)
         {
-            final Lease l = new Lease();
-            l.reset(in.readLong());
-            l.state = in.readInt();
-            l.renter = e.accounts.get(in.readLong());
-            l.machine = e.machines.get(in.readLong());
-            l.owner = l.machine.owner;
-            l.market = l.machine.market;
-            l.gpus = in.readInt();
-            l.price = in.readLong();
-            l.startMs = in.readLong();
-            l.maxDurationMs = in.readLong();
-            l.settledMs = in.readLong();
-            l.totalCost = in.readLong();
-            l.totalFee = in.readLong();
-            l.hold = in.readLong();
-            final int notice = in.readInt();
-            l.notice = notice < 0 ? null : NoticeReason.values()[notice];
-            l.effectiveMs = in.readLong();
-            successorIds[i] = in.readLong();
-            l.successorGpus = in.readInt();
-            final int waiting = in.readInt();
-            indexed[i] = in.readBoolean();
-            final int sources = in.readInt();
-            victimIds[i] = new long[sources];
-            for (int s = 0; s < sources; s++)
-            {
-                final long askUid = in.readLong();
-                final boolean live = in.readBoolean();
-                final long askOrderId = in.readLong();
-                final int gpus = in.readInt();
-                victimIds[i][s] = in.readLong();
-                l.addSource(live ? byUid.get(askUid) : null, askUid, askOrderId, gpus, null);
-            }
-            l.waitingSources = waiting;
-            leases[i] = l;
+            final Lease.Restored r = Lease.read(in, e.accounts::get, e.machines::get, byUid::get);
+            final Lease l = r.lease();
+            leases[i] = r;
             e.leases.put(l.id, l);
             l.machine.addLease(l);
             l.renter.addRented(l);
             l.owner.addOwned(l);
         }
-        for (int i = 0; i < leaseCount; i++)
+        for (final Lease.Restored r : leases)
         {
-            final Lease l = leases[i];
-            l.successor = successorIds[i] == 0 ? null : e.leases.get(successorIds[i]);
-            for (int s = 0; s < l.sourceCount; s++)
+            r.link(e.leases::get);
+            if (r.preemptible())
             {
-                l.sourceVictim[s] = victimIds[i][s] == 0 ? null : e.leases.get(victimIds[i][s]);
-            }
-            if (indexed[i])
-            {
-                l.market.preemptible.add(l);
+                r.lease().market.preemptible.add(r.lease());
             }
         }
+    }
 
+    private static void readTimers(final MatchingEngine e, final DataInput in) throws IOException
+    {
         final int timerCount = in.readInt();
         for (int i = 0; i < timerCount; i++)
         {
@@ -474,38 +396,6 @@ public final class EngineSnapshot
                         m.dayTimer = t;
                     }
                 }
-            }
-        }
-        e.timers.nextSeq(timerSeq);
-        e.orders.nextUid(nextOrderUid);
-        e.moneyInExchange = e.totalMoney();
-
-        final int keyCount = version == VERSION_WITHOUT_KEYS ? 0 : in.readInt();
-        for (int i = 0; i < keyCount; i++)
-        {
-            e.apiKeys.restore(in.readLong(), in.readLong());
-        }
-        if (version >= VERSION_WITHOUT_RESTART_WINDOW)
-        {
-            e.restartedAtMs = in.readLong();
-            final int withSessions = in.readInt();
-            for (int i = 0; i < withSessions; i++)
-            {
-                e.accounts.get(in.readLong()).codSessions = in.readInt();
-            }
-        }
-        if (version > VERSION_WITHOUT_RESTART_WINDOW)
-        {
-            e.restartWindowMs = in.readLong();
-        }
-        if (version > VERSION_WITHOUT_EVENT_NUMBERS)
-        {
-            final int numbered = in.readInt();
-            for (int i = 0; i < numbered; i++)
-            {
-                final Account a = e.accounts.get(in.readLong());
-                a.lastSeq = in.readLong();
-                a.lastEventSequence = in.readLong();
             }
         }
     }

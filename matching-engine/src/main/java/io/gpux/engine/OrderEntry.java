@@ -425,13 +425,13 @@ final class OrderEntry
             return;
         }
         final long price = cmd.price == Command.ABSENT ? order.price : cmd.price;
-        final int gpus = cmd.gpus == Integer.MIN_VALUE ? order.openGpus : cmd.gpus;
+        final int gpus = cmd.gpus == Command.ABSENT_INT ? order.openGpus : cmd.gpus;
         if (!validPrice(market, price))
         {
             engine.out.rejected(cmd, RejectReason.INVALID_PRICE);
             return;
         }
-        if (cmd.gpus != Integer.MIN_VALUE && !validQuantity(market, gpus))
+        if (cmd.gpus != Command.ABSENT_INT && !validQuantity(market, gpus))
         {
             engine.out.rejected(cmd, RejectReason.INVALID_QUANTITY);
             return;
@@ -464,37 +464,24 @@ final class OrderEntry
             // same place in the queue, no more GPUs, no preemption to try and no smaller gang to fit:
             // nothing can match now that could not before (the book is not crossed), so it stays put
             (order.bid ? market.bids : market.asks).openGpusChanged(order, gpus - order.openGpus);
-            if (order.bid)
-            {
-                account.held += newHold - order.hold;
-                order.hold = newHold;
-            }
-            else
-            {
-                order.machine.offered += gpus - order.openGpus;
-                engine.touch(order.machine);
-            }
-            order.openGpus = gpus;
+            resize(order, gpus, newHold);
             engine.out.accepted(order);
             return;
         }
+        requeue(order, price, gpus, newHold, keepsPriority);
+    }
+
+    /** A replaced order out of the book and back in, at a new place unless it keeps its priority, and matched. */
+    private void requeue(final Order order, final long price, final int gpus, final long newHold, final boolean keepsPriority)
+    {
+        final Market market = order.market;
         final boolean wasInBook = order.inBook();
         if (wasInBook)
         {
             (order.bid ? market.bids : market.asks).remove(order);
         }
-        if (order.bid)
-        {
-            account.held += newHold - order.hold;
-            order.hold = newHold;
-        }
-        else
-        {
-            order.machine.offered += gpus - order.openGpus;
-            engine.touch(order.machine);
-        }
+        resize(order, gpus, newHold);
         order.price = price;
-        order.openGpus = gpus;
         if (!keepsPriority)
         {
             order.priority = engine.nextPriority();
@@ -513,6 +500,22 @@ final class OrderEntry
             }
             engine.matcher.matchAsk(order);
         }
+    }
+
+    /** Sets a replaced order's open GPUs: a bid's hold becomes {@code newHold}, an ask's machine offers the difference. */
+    private void resize(final Order order, final int gpus, final long newHold)
+    {
+        if (order.bid)
+        {
+            order.account.held += newHold - order.hold;
+            order.hold = newHold;
+        }
+        else
+        {
+            order.machine.offered += gpus - order.openGpus;
+            engine.touch(order.machine);
+        }
+        order.openGpus = gpus;
     }
 
     private boolean wouldMatch(final Order order, final long price, final int gpus)

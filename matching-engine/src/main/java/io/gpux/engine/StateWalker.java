@@ -47,9 +47,7 @@ final class StateWalker
         Arrays.sort(markets, Comparator.comparingLong(m -> m.id));
         for (final Market m : markets)
         {
-            h.add(m.id).str(m.name).add(m.tick).bool(m.preemption).add(m.graceMs).add(m.minIncrement)
-                .add(m.preemptIncrementBps).bool(m.fragmentFirst)
-                .add(m.feeBps).add(m.prepayMs).add(m.maxGpusPerOrder).bool(m.halted);
+            m.hash(h);
             side(m.bids);
             side(m.asks);
             for (int i = 0; i < m.preemptible.levelCount(); i++)
@@ -65,10 +63,10 @@ final class StateWalker
         Arrays.sort(accounts, Comparator.comparingLong(a -> a.id));
         for (final Account a : accounts)
         {
-            h.add(a.id).str(a.name).add(a.roles).add(a.balance).add(a.held);
+            a.hash(h);
             for (Order o = a.firstOpen; o != null; o = o.accountNext)
             {
-                order(o);
+                o.hash(h);
             }
             h.add(-3);
         }
@@ -76,10 +74,7 @@ final class StateWalker
         Arrays.sort(machines, Comparator.comparingLong(m -> m.id));
         for (final Machine m : machines)
         {
-            h.add(m.id).str(m.name).add(m.owner.id).add(m.market.id).add(m.gpus).add(m.regionId).add(m.vramGb)
-                .add(m.interconnectId).add(m.registeredAt).bool(m.online).add(m.lastHeartbeat).add(m.offered)
-                .add(m.leased).add(m.relNum).add(m.relDen);
-            m.reliability.hash(h);
+            m.hash(h);
             for (Order o = m.firstAsk; o != null; o = o.machineNext)
             {
                 h.add(o.uid);
@@ -94,15 +89,7 @@ final class StateWalker
         Arrays.sort(leases, Comparator.comparingLong(l -> l.id));
         for (final Lease l : leases)
         {
-            h.add(l.id).add(l.state).add(l.renter.id).add(l.owner.id).add(l.machine.id).add(l.gpus).add(l.price)
-                .add(l.startMs).add(l.maxDurationMs).add(l.settledMs).add(l.totalCost).add(l.totalFee).add(l.hold)
-                .add(l.notice == null ? -1 : l.notice.ordinal()).add(l.effectiveMs)
-                .add(l.successor == null ? 0 : l.successor.id).add(l.successorGpus).add(l.waitingSources);
-            for (int i = 0; i < l.sourceCount; i++)
-            {
-                h.add(l.sourceAskUid[i]).add(l.sourceAskOrderId[i]).add(l.sourceGpus[i])
-                    .add(l.sourceVictim[i] == null ? 0 : l.sourceVictim[i].id);
-            }
+            l.hash(h);
         }
         for (final Timer t : engine.timers.sorted())
         {
@@ -196,12 +183,5 @@ final class StateWalker
             }
         }
         h.add(-5);
-    }
-
-    private void order(final Order o)
-    {
-        h.add(o.uid).bool(o.bid).add(o.market.id).add(o.machine == null ? 0 : o.machine.id).add(o.clientOrderId)
-            .add(o.price).add(o.openGpus).add(o.tif.ordinal()).bool(o.postOnly).bool(o.gang).bool(o.noPreempt)
-            .add(o.minReliabilityPpb).add(o.regionId).add(o.maxDurationMs).add(o.priority).add(o.acceptSeq).add(o.hold);
     }
 }

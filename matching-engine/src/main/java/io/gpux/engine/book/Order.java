@@ -2,8 +2,14 @@ package io.gpux.engine.book;
 
 import io.gpux.engine.command.TimeInForce;
 import io.gpux.engine.funds.Account;
+import io.gpux.engine.hash.StateHasher;
 import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.function.LongFunction;
 
 /**
  * An open order, pooled and reused. {@link #uid} is unique for the engine's life, so that a reference
@@ -49,6 +55,70 @@ public final class Order
     /** A machine's open asks in acceptance order. */
     public Order machinePrev;
     public Order machineNext;
+
+    /** The open order as the engine snapshot holds it, in its account's section: its account is implied. */
+    public void write(final DataOutput out) throws IOException
+    {
+        out.writeLong(uid);
+        out.writeBoolean(bid);
+        out.writeLong(market.id);
+        out.writeLong(machine == null ? 0 : machine.id);
+        out.writeLong(clientOrderId);
+        out.writeLong(price);
+        out.writeInt(openGpus);
+        out.writeByte(tif.ordinal());
+        out.writeBoolean(postOnly);
+        out.writeBoolean(gang);
+        out.writeBoolean(noPreempt);
+        out.writeLong(minReliabilityPpb);
+        out.writeLong(regionId);
+        out.writeLong(maxDurationMs);
+        out.writeLong(priority);
+        out.writeLong(acceptSeq);
+        out.writeLong(hold);
+        out.writeBoolean(inBook());
+    }
+
+    /**
+     * Fills this (pooled, cleared) order with one that {@link #write} wrote, open and of {@code owner}, its
+     * market and machine looked up by id; links it nowhere.
+     *
+     * @param levers whether it holds noPreempt (snapshots before it restore false).
+     * @return whether it rested in the book.
+     */
+    public boolean read(final DataInput in, final boolean levers, final Account owner, final LongFunction<Market> markets,
+        final LongFunction<Machine> machines) throws IOException
+    {
+        uid = in.readLong();
+        open = true;
+        bid = in.readBoolean();
+        account = owner;
+        market = markets.apply(in.readLong());
+        final long machineId = in.readLong();
+        machine = machineId == 0 ? null : machines.apply(machineId);
+        clientOrderId = in.readLong();
+        price = in.readLong();
+        openGpus = in.readInt();
+        tif = TimeInForce.of(in.readByte());
+        postOnly = in.readBoolean();
+        gang = in.readBoolean();
+        noPreempt = levers && in.readBoolean();
+        minReliabilityPpb = in.readLong();
+        regionId = in.readLong();
+        maxDurationMs = in.readLong();
+        priority = in.readLong();
+        acceptSeq = in.readLong();
+        hold = in.readLong();
+        return in.readBoolean();
+    }
+
+    /** Feeds what {@link #write} writes to the state hash, but for the book membership (the walk of the books has it). */
+    public void hash(final StateHasher h)
+    {
+        h.add(uid).bool(bid).add(market.id).add(machine == null ? 0 : machine.id).add(clientOrderId)
+            .add(price).add(openGpus).add(tif.ordinal()).bool(postOnly).bool(gang).bool(noPreempt)
+            .add(minReliabilityPpb).add(regionId).add(maxDurationMs).add(priority).add(acceptSeq).add(hold);
+    }
 
     public boolean inBook()
     {

@@ -5,11 +5,19 @@ package io.gpux.engine.command;
  * a journal reader) and applied by the engine. Identifiers are numeric: the edge (gateway, scenario
  * parser) maps names to ids and back; the registration commands also carry the name.
  *
- * <p>Optional numeric fields use {@link #ABSENT}.
+ * <p>One convention for what a command does not give, set by {@link #reset}: an id or a code (market,
+ * account, machine, order, lease, API key, region, interconnect) is {@link #NONE}, which is never a valid
+ * id; an optional number is {@link #ABSENT} ({@code long}) or {@link #ABSENT_INT} ({@code int}); a flag is
+ * false, a role set empty and the time in force GTC. The journal codec leaves a field that holds its absent
+ * value out of the record, and the scenario printer leaves it off the line.
  */
 public final class Command
 {
+    /** An optional {@code long} number not given. */
     public static final long ABSENT = Long.MIN_VALUE;
+    /** An optional {@code int} number not given. */
+    public static final int ABSENT_INT = Integer.MIN_VALUE;
+    /** An id or a code not given. */
     public static final long NONE = 0;
 
     public CommandType type;
@@ -27,7 +35,7 @@ public final class Command
     public String name;
 
     public long price = ABSENT;
-    public int gpus = Integer.MIN_VALUE;
+    public int gpus = ABSENT_INT;
     public TimeInForce tif = TimeInForce.GTC;
     public boolean postOnly;
     public boolean gang;
@@ -42,7 +50,8 @@ public final class Command
 
     /** MARKET parameters. */
     public long tick = ABSENT;
-    public int preemption = -1;
+    /** 1: on, 0: off, or ABSENT_INT (the market's default, on). */
+    public int preemption = ABSENT_INT;
     public long graceMs = ABSENT;
     public long minIncrement = ABSENT;
     public long preemptIncrementBps = ABSENT;
@@ -77,14 +86,14 @@ public final class Command
         this.type = type;
         this.timeMs = timeMs;
         sequence = 0;
-        marketId = 0;
-        accountId = 0;
-        machineId = 0;
-        orderId = 0;
-        leaseId = 0;
+        marketId = NONE;
+        accountId = NONE;
+        machineId = NONE;
+        orderId = NONE;
+        leaseId = NONE;
         name = null;
         price = ABSENT;
-        gpus = Integer.MIN_VALUE;
+        gpus = ABSENT_INT;
         tif = TimeInForce.GTC;
         postOnly = false;
         gang = false;
@@ -94,7 +103,7 @@ public final class Command
         regionId = NONE;
         maxDurationMs = ABSENT;
         tick = ABSENT;
-        preemption = -1;
+        preemption = ABSENT_INT;
         graceMs = ABSENT;
         minIncrement = ABSENT;
         preemptIncrementBps = ABSENT;
@@ -111,7 +120,7 @@ public final class Command
         vramGb = ABSENT;
         interconnectId = NONE;
         hasMarket = false;
-        keyId = 0;
+        keyId = NONE;
         revoke = false;
         sessionClosed = false;
         return this;

@@ -2,8 +2,13 @@ package io.gpux.engine.funds;
 
 import io.gpux.engine.book.Order;
 import io.gpux.engine.book.OrderIndex;
+import io.gpux.engine.hash.StateHasher;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 
 /**
  * An account: roles, balance, holds, and what it has in the exchange: its open orders, its live leases as
@@ -59,6 +64,34 @@ public final class Account
         this.name = name;
         this.roles = roles;
         this.orderIndex = orderIndex;
+    }
+
+    /**
+     * Its identity and funds, as the engine snapshot holds them first; its sessions and event numbers
+     * follow in later sections of the snapshot, its orders, leases and machines with theirs.
+     */
+    public void write(final DataOutput out) throws IOException
+    {
+        out.writeLong(id);
+        out.writeUTF(name);
+        out.writeInt(roles);
+        out.writeLong(balance);
+        out.writeLong(held);
+    }
+
+    /** An account as {@link #write} wrote it, sharing the engine's index of open orders. */
+    public static Account read(final DataInput in, final OrderIndex orderIndex) throws IOException
+    {
+        final Account a = new Account(in.readLong(), in.readUTF(), in.readInt(), orderIndex);
+        a.balance = in.readLong();
+        a.held = in.readLong();
+        return a;
+    }
+
+    /** Feeds what {@link #write} writes to the state hash. */
+    public void hash(final StateHasher h)
+    {
+        h.add(id).str(name).add(roles).add(balance).add(held);
     }
 
     public long available()

@@ -16,9 +16,10 @@ public final class CommandCodec
     /**
      * Mask bits in use. A new field takes the next bit: records without it decode as before, so the
      * record version stays (bits 30 and 31, KEY's key id and revoke flag, bit 32, COD_SESSION's closed flag,
-     * and bit 33, CONFIG's restart window, came so).
+     * bit 33, CONFIG's restart window, and bits 34 to 36, MARKET's preemption increment and fragment-first
+     * placement and a bid's noPreempt, came so).
      */
-    private static final int FIELD_COUNT = 34;
+    private static final int FIELD_COUNT = 37;
 
     private final byte[] bytes = new byte[MAX_RECORD_LENGTH];
     private final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
@@ -51,27 +52,27 @@ public final class CommandCodec
         buffer.putLong(COMMAND_SEQUENCE_OFFSET, 0);
         long mask = 0;
         fields.begin(buffer, FIELDS_OFFSET);
-        mask |= put(0, c.marketId, 0);
-        mask |= put(1, c.accountId, 0);
-        mask |= put(2, c.machineId, 0);
-        mask |= put(3, c.orderId, 0);
-        mask |= put(4, c.leaseId, 0);
+        mask |= put(0, c.marketId, Command.NONE);
+        mask |= put(1, c.accountId, Command.NONE);
+        mask |= put(2, c.machineId, Command.NONE);
+        mask |= put(3, c.orderId, Command.NONE);
+        mask |= put(4, c.leaseId, Command.NONE);
         if (c.name != null)
         {
             fields.putString(c.name);
             mask |= 1L << 5;
         }
         mask |= put(6, c.price, Command.ABSENT);
-        mask |= put(7, c.gpus, Integer.MIN_VALUE);
-        mask |= put(8, c.tif.ordinal(), 0);
-        mask |= put(9, c.postOnly ? 1 : 0, 0);
-        mask |= put(10, c.gang ? 1 : 0, 0);
-        mask |= put(11, c.reclaim ? 1 : 0, 0);
+        mask |= put(7, c.gpus, Command.ABSENT_INT);
+        mask |= put(8, c.tif.ordinal(), TimeInForce.GTC.ordinal());
+        mask |= flag(9, c.postOnly);
+        mask |= flag(10, c.gang);
+        mask |= flag(11, c.reclaim);
         mask |= put(12, c.minReliabilityPpb, Command.ABSENT);
         mask |= put(13, c.regionId, Command.NONE);
         mask |= put(14, c.maxDurationMs, Command.ABSENT);
         mask |= put(15, c.tick, Command.ABSENT);
-        mask |= put(16, c.preemption, -1);
+        mask |= put(16, c.preemption, Command.ABSENT_INT);
         mask |= put(17, c.graceMs, Command.ABSENT);
         mask |= put(18, c.minIncrement, Command.ABSENT);
         mask |= put(19, c.feeBps, Command.ABSENT);
@@ -84,10 +85,10 @@ public final class CommandCodec
         mask |= put(26, c.depth, Command.ABSENT);
         mask |= put(27, c.vramGb, Command.ABSENT);
         mask |= put(28, c.interconnectId, Command.NONE);
-        mask |= put(29, c.hasMarket ? 1 : 0, 0);
-        mask |= put(30, c.keyId, 0);
-        mask |= put(31, c.revoke ? 1 : 0, 0);
-        mask |= put(32, c.sessionClosed ? 1 : 0, 0);
+        mask |= flag(29, c.hasMarket);
+        mask |= put(30, c.keyId, Command.NONE);
+        mask |= flag(31, c.revoke);
+        mask |= flag(32, c.sessionClosed);
         mask |= put(33, c.restartWindowMs, Command.ABSENT);
         mask |= put(34, c.preemptIncrementBps, Command.ABSENT);
         mask |= put(35, c.fragmentFirst ? 1 : 0, 0);
@@ -98,6 +99,12 @@ public final class CommandCodec
         return length;
     }
 
+    private long flag(final int bit, final boolean value)
+    {
+        return put(bit, value ? 1 : 0, 0);
+    }
+
+    /** Writes the field unless it holds its absent value ({@link Command}); returns its mask bit, or 0. */
     private long put(final int bit, final long value, final long absent)
     {
         if (value == absent)

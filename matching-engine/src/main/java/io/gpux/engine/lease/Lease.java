@@ -3,9 +3,15 @@ package io.gpux.engine.lease;
 import io.gpux.engine.book.Order;
 import io.gpux.engine.event.NoticeReason;
 import io.gpux.engine.funds.Account;
+import io.gpux.engine.hash.StateHasher;
 import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.timer.Timer;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.function.LongFunction;
 
 /**
  * A lease of GPUs on one machine. Its GPUs come from asks, in the order it acquired them (its
@@ -67,6 +73,115 @@ public final class Lease
     LeaseIndex.Level indexLevel;
     Lease indexPrev;
     Lease indexNext;
+
+    /**
+     * The lease as the engine snapshot holds it, with its sources; other leases by id, a source's ask by its
+     * uid and whether that ask is still the same open order. Its timers are listed apart.
+     */
+    public void write(final DataOutput out) throws IOException
+    {
+        out.writeLong(id);
+        out.writeInt(state);
+        out.writeLong(renter.id);
+        out.writeLong(machine.id);
+        out.writeInt(gpus);
+        out.writeLong(price);
+        out.writeLong(startMs);
+        out.writeLong(maxDurationMs);
+        out.writeLong(settledMs);
+        out.writeLong(totalCost);
+        out.writeLong(totalFee);
+        out.writeLong(hold);
+        out.writeInt(notice == null ? -1 : notice.ordinal());
+        out.writeLong(effectiveMs);
+        out.writeLong(successor == null ? 0 : successor.id);
+        out.writeInt(successorGpus);
+        out.writeInt(waitingSources);
+        out.writeBoolean(preemptible());
+        out.writeInt(sourceCount);
+        for (int i = 0; i < sourceCount; i++)
+        {
+            final Order ask = sourceAsk[i];
+            out.writeLong(sourceAskUid[i]);
+            out.writeBoolean(ask != null && ask.uid == sourceAskUid[i] && ask.open);
+            out.writeLong(sourceAskOrderId[i]);
+            out.writeInt(sourceGpus[i]);
+            out.writeLong(sourceVictim[i] == null ? 0 : sourceVictim[i].id);
+        }
+    }
+
+    /**
+     * A lease as {@link #write} wrote it, its renter and machine looked up by id (owner and market are the
+     * machine's) and its live sources' asks by uid; the leases it refers to are set by {@link Restored#link}
+     * once every lease is read. Not yet added to any list.
+     */
+    public static Restored read(final DataInput in, final LongFunction<Account> accounts,
+        final LongFunction<Machine> machines, final LongFunction<Order> ordersByUid) throws IOException
+    {
+        final Lease l = new Lease();
+        l.reset(in.readLong());
+        l.state = in.readInt();
+        l.renter = accounts.apply(in.readLong());
+        l.machine = machines.apply(in.readLong());
+        l.owner = l.machine.owner;
+        l.market = l.machine.market;
+        l.gpus = in.readInt();
+        l.price = in.readLong();
+        l.startMs = in.readLong();
+        l.maxDurationMs = in.readLong();
+        l.settledMs = in.readLong();
+        l.totalCost = in.readLong();
+        l.totalFee = in.readLong();
+        l.hold = in.readLong();
+        final int notice = in.readInt();
+        l.notice = notice < 0 ? null : NoticeReason.values()[notice];
+        l.effectiveMs = in.readLong();
+        final long successorId = in.readLong();
+        l.successorGpus = in.readInt();
+        final int waiting = in.readInt();
+        final boolean preemptible = in.readBoolean();
+        final int sources = in.readInt();
+        final long[] victimIds = new long[sources];
+        for (int s = 0; s < sources; s++)
+        {
+            final long askUid = in.readLong();
+            final boolean live = in.readBoolean();
+            final long askOrderId = in.readLong();
+            final int sourceGpus = in.readInt();
+            victimIds[s] = in.readLong();
+            l.addSource(live ? ordersByUid.apply(askUid) : null, askUid, askOrderId, sourceGpus, null);
+        }
+        l.waitingSources = waiting;
+        return new Restored(l, successorId, victimIds, preemptible);
+    }
+
+    /** A lease {@link #read} from a snapshot, with the ids of the leases it refers to (0: none). */
+    public record Restored(Lease lease, long successorId, long[] victimIds, boolean preemptible)
+    {
+        /** Sets the lease's successor and its sources' victims, once every lease of the snapshot is read. */
+        public void link(final LongFunction<Lease> leases)
+        {
+            lease.successor = successorId == 0 ? null : leases.apply(successorId);
+            for (int s = 0; s < victimIds.length; s++)
+            {
+                lease.sourceVictim[s] = victimIds[s] == 0 ? null : leases.apply(victimIds[s]);
+            }
+        }
+    }
+
+    /** Feeds what {@link #write} writes to the state hash, but for the index membership (the walk of the markets has it). */
+    public void hash(final StateHasher h)
+    {
+        h.add(id).add(state).add(renter.id).add(owner.id).add(machine.id).add(gpus).add(price)
+            .add(startMs).add(maxDurationMs).add(settledMs).add(totalCost).add(totalFee).add(hold)
+            .add(notice == null ? -1 : notice.ordinal()).add(effectiveMs)
+            .add(successor == null ? 0 : successor.id).add(successorGpus).add(waitingSources);
+        for (int i = 0; i < sourceCount; i++)
+        {
+            h.add(sourceAskUid[i]).add(sourceAskOrderId[i]).add(sourceGpus[i])
+                .add(sourceVictim[i] == null ? 0 : sourceVictim[i].id);
+        }
+    }
 
     public boolean started()
     {

@@ -2,9 +2,15 @@ package io.gpux.engine.machine;
 
 import io.gpux.engine.book.Order;
 import io.gpux.engine.funds.Account;
+import io.gpux.engine.hash.StateHasher;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.timer.Timer;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.function.LongFunction;
 
 /** A machine of one owner in one market, with its measured reliability. */
 public final class Machine
@@ -60,6 +66,56 @@ public final class Machine
         this.vramGb = vramGb;
         this.interconnectId = interconnectId;
         this.registeredAt = registeredAt;
+    }
+
+    /** Its registration, state and reliability, as the engine snapshot holds them (its asks and leases are listed apart). */
+    public void write(final DataOutput out) throws IOException
+    {
+        out.writeLong(id);
+        out.writeUTF(name);
+        out.writeLong(owner.id);
+        out.writeLong(market.id);
+        out.writeInt(gpus);
+        out.writeLong(regionId);
+        out.writeLong(vramGb);
+        out.writeLong(interconnectId);
+        out.writeLong(registeredAt);
+        out.writeBoolean(online);
+        out.writeLong(lastHeartbeat);
+        out.writeInt(offered);
+        out.writeInt(leased);
+        out.writeLong(relNum);
+        out.writeLong(relDen);
+        reliability.write(out);
+    }
+
+    /** A machine as {@link #write} wrote it, its owner and market looked up by id; not yet added to either. */
+    public static Machine read(final DataInput in, final LongFunction<Account> accounts, final LongFunction<Market> markets)
+        throws IOException
+    {
+        final long id = in.readLong();
+        final String name = in.readUTF();
+        final Account owner = accounts.apply(in.readLong());
+        final Market market = markets.apply(in.readLong());
+        final Machine m = new Machine(id, name, owner, market, in.readInt(), in.readLong(), in.readLong(),
+            in.readLong(), in.readLong());
+        m.online = in.readBoolean();
+        m.lastHeartbeat = in.readLong();
+        m.offered = in.readInt();
+        m.leased = in.readInt();
+        m.relNum = in.readLong();
+        m.relDen = in.readLong();
+        m.reliability.read(in);
+        return m;
+    }
+
+    /** Feeds what {@link #write} writes to the state hash. */
+    public void hash(final StateHasher h)
+    {
+        h.add(id).str(name).add(owner.id).add(market.id).add(gpus).add(regionId).add(vramGb)
+            .add(interconnectId).add(registeredAt).bool(online).add(lastHeartbeat).add(offered)
+            .add(leased).add(relNum).add(relDen);
+        reliability.hash(h);
     }
 
     /** GPUs that a new ask may still offer. */

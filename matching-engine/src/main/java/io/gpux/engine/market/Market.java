@@ -1,9 +1,14 @@
 package io.gpux.engine.market;
 
 import io.gpux.engine.book.BookSide;
+import io.gpux.engine.hash.StateHasher;
 import io.gpux.engine.lease.LeaseIndex;
 
 import org.agrona.collections.Long2LongHashMap;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 
 /** A market: one GPU class, its parameters (rulebook section 2), its book and its preemptible leases. */
 public final class Market
@@ -47,6 +52,53 @@ public final class Market
     {
         this.id = id;
         this.name = name;
+    }
+
+    /** Its parameters, as the engine snapshot holds them (the book and the lease index are rebuilt from orders and leases). */
+    public void write(final DataOutput out) throws IOException
+    {
+        out.writeLong(id);
+        out.writeUTF(name);
+        out.writeLong(tick);
+        out.writeBoolean(preemption);
+        out.writeLong(graceMs);
+        out.writeLong(minIncrement);
+        out.writeInt(preemptIncrementBps);
+        out.writeBoolean(fragmentFirst);
+        out.writeInt(feeBps);
+        out.writeLong(prepayMs);
+        out.writeInt(maxGpusPerOrder);
+        out.writeBoolean(halted);
+    }
+
+    /**
+     * A market as {@link #write} wrote it, with an empty book and no machines counted yet; {@code levers}: whether
+     * it holds the preemption increment and fragment-first placement (snapshots before them restore the defaults).
+     */
+    public static Market read(final DataInput in, final boolean levers) throws IOException
+    {
+        final Market m = new Market(in.readLong(), in.readUTF());
+        m.tick = in.readLong();
+        m.preemption = in.readBoolean();
+        m.graceMs = in.readLong();
+        m.minIncrement = in.readLong();
+        if (levers)
+        {
+            m.preemptIncrementBps = in.readInt();
+            m.fragmentFirst = in.readBoolean();
+        }
+        m.feeBps = in.readInt();
+        m.prepayMs = in.readLong();
+        m.maxGpusPerOrder = in.readInt();
+        m.halted = in.readBoolean();
+        return m;
+    }
+
+    /** Feeds its parameters to the state hash (the engine's walk adds the book and the lease index). */
+    public void hash(final StateHasher h)
+    {
+        h.add(id).str(name).add(tick).bool(preemption).add(graceMs).add(minIncrement)
+            .add(preemptIncrementBps).bool(fragmentFirst).add(feeBps).add(prepayMs).add(maxGpusPerOrder).bool(halted);
     }
 
     /** Counts a machine registered in this market, of {@code machineGpus} GPUs in region {@code regionId} (0: none). */

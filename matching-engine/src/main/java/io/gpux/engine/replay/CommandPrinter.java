@@ -1,6 +1,7 @@
 package io.gpux.engine.replay;
 
 import io.gpux.engine.command.Command;
+import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
 import io.gpux.engine.command.TimeInForce;
 import io.gpux.engine.funds.Money;
@@ -41,140 +42,166 @@ public final class CommandPrinter
         final StringBuilder sb = new StringBuilder(96).append(c.timeMs).append(' ').append(c.type.name());
         switch (c.type)
         {
-            case MARKET ->
-            {
-                kv(sb, "id", symbols.markets.name(c.marketId));
-                price(sb, "tick", c.tick);
-                if (c.preemption >= 0)
-                {
-                    kv(sb, "preemption", c.preemption == 0 ? "off" : "on");
-                }
-                num(sb, "graceMs", c.graceMs);
-                price(sb, "minIncrement", c.minIncrement);
-                num(sb, "preemptIncrementBps", c.preemptIncrementBps);
-                flag(sb, "fragmentFirst", c.fragmentFirst);
-                num(sb, "feeBps", c.feeBps);
-                num(sb, "prepayMs", c.prepayMs);
-                num(sb, "maxGpusPerOrder", c.maxGpusPerOrder);
-            }
-            case CONFIG ->
-            {
-                num(sb, "heartbeatIntervalMs", c.heartbeatIntervalMs);
-                num(sb, "heartbeatTimeoutMs", c.heartbeatTimeoutMs);
-                num(sb, "restartWindowMs", c.restartWindowMs);
-            }
-            case ACCOUNT ->
-            {
-                kv(sb, "id", symbols.accounts.name(c.accountId));
-                kv(sb, "roles", Roles.format(c.roles));
-            }
-            case DEPOSIT ->
-            {
-                kv(sb, "account", symbols.accounts.name(c.accountId));
-                if (c.amount != Command.ABSENT)
-                {
-                    sb.append(" amount=");
-                    Money.appendFixed(sb, c.amount, 6);
-                }
-            }
-            case MACHINE ->
-            {
-                kv(sb, "id", symbols.machines.name(c.machineId));
-                kv(sb, "owner", symbols.accounts.name(c.accountId));
-                kv(sb, "market", symbols.markets.name(c.marketId));
-                gpus(sb, c);
-                if (c.regionId != Command.NONE)
-                {
-                    kv(sb, "region", symbols.regions.name(c.regionId));
-                }
-                num(sb, "vramGb", c.vramGb);
-                if (c.interconnectId != Command.NONE)
-                {
-                    kv(sb, "interconnect", symbols.interconnects.name(c.interconnectId));
-                }
-            }
+            case MARKET -> market(sb, c);
+            case CONFIG -> config(sb, c);
+            case ACCOUNT -> account(sb, c);
+            case DEPOSIT -> deposit(sb, c);
+            case MACHINE -> machine(sb, c);
             case HEARTBEAT -> kv(sb, "machine", symbols.machines.name(c.machineId));
-            case ASK, BID ->
-            {
-                kv(sb, "id", symbols.orders.name(c.orderId));
-                kv(sb, "account", symbols.accounts.name(c.accountId));
-                if (c.type == io.gpux.engine.command.CommandType.ASK)
-                {
-                    kv(sb, "machine", symbols.machines.name(c.machineId));
-                }
-                else
-                {
-                    kv(sb, "market", symbols.markets.name(c.marketId));
-                }
-                gpus(sb, c);
-                price(sb, "price", c.price);
-                if (c.tif != TimeInForce.GTC)
-                {
-                    kv(sb, "tif", c.tif.name());
-                }
-                flag(sb, "postOnly", c.postOnly);
-                flag(sb, "gang", c.gang);
-                flag(sb, "noPreempt", c.noPreempt);
-                if (c.minReliabilityPpb != Command.ABSENT)
-                {
-                    sb.append(" minReliability=");
-                    Money.appendFixed(sb, c.minReliabilityPpb, 9);
-                }
-                if (c.regionId != Command.NONE)
-                {
-                    kv(sb, "region", symbols.regions.name(c.regionId));
-                }
-                num(sb, "maxDurationMs", c.maxDurationMs);
-            }
-            case CANCEL ->
-            {
-                kv(sb, "id", symbols.orders.name(c.orderId));
-                kv(sb, "account", symbols.accounts.name(c.accountId));
-                flag(sb, "reclaim", c.reclaim);
-            }
-            case REPLACE ->
-            {
-                kv(sb, "id", symbols.orders.name(c.orderId));
-                kv(sb, "account", symbols.accounts.name(c.accountId));
-                price(sb, "price", c.price);
-                gpus(sb, c);
-            }
-            case MASS_CANCEL ->
-            {
-                kv(sb, "account", symbols.accounts.name(c.accountId));
-                if (c.hasMarket)
-                {
-                    kv(sb, "market", symbols.markets.name(c.marketId));
-                }
-            }
-            case RELEASE ->
-            {
-                kv(sb, "lease", symbols.leaseName(c.leaseId));
-                kv(sb, "account", symbols.accounts.name(c.accountId));
-            }
+            case ASK, BID -> order(sb, c);
+            case CANCEL -> cancel(sb, c);
+            case REPLACE -> replace(sb, c);
+            case MASS_CANCEL -> massCancel(sb, c);
+            case RELEASE -> release(sb, c);
             case HALT, RESUME -> kv(sb, "market", symbols.markets.name(c.marketId));
-            case BOOK ->
-            {
-                kv(sb, "market", symbols.markets.name(c.marketId));
-                num(sb, "depth", c.depth);
-            }
+            case BOOK -> book(sb, c);
             case TICK, RESTART ->
             {
             }
-            case COD_SESSION ->
-            {
-                kv(sb, "account", symbols.accounts.name(c.accountId));
-                flag(sb, "closed", c.sessionClosed);
-            }
-            case KEY ->
-            {
-                kv(sb, "account", symbols.accounts.name(c.accountId));
-                sb.append(" key=").append(c.keyId);
-                flag(sb, "revoke", c.revoke);
-            }
+            case COD_SESSION -> codSession(sb, c);
+            case KEY -> key(sb, c);
             default -> throw new IllegalStateException("command " + c.type);
         }
         return sb.toString();
+    }
+
+    private void market(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "id", symbols.markets.name(c.marketId));
+        price(sb, "tick", c.tick);
+        if (c.preemption != Command.ABSENT_INT)
+        {
+            kv(sb, "preemption", c.preemption == 0 ? "off" : "on");
+        }
+        num(sb, "graceMs", c.graceMs);
+        price(sb, "minIncrement", c.minIncrement);
+        num(sb, "preemptIncrementBps", c.preemptIncrementBps);
+        flag(sb, "fragmentFirst", c.fragmentFirst);
+        num(sb, "feeBps", c.feeBps);
+        num(sb, "prepayMs", c.prepayMs);
+        num(sb, "maxGpusPerOrder", c.maxGpusPerOrder);
+    }
+
+    private void config(final StringBuilder sb, final Command c)
+    {
+        num(sb, "heartbeatIntervalMs", c.heartbeatIntervalMs);
+        num(sb, "heartbeatTimeoutMs", c.heartbeatTimeoutMs);
+        num(sb, "restartWindowMs", c.restartWindowMs);
+    }
+
+    private void account(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "id", symbols.accounts.name(c.accountId));
+        kv(sb, "roles", Roles.format(c.roles));
+    }
+
+    private void deposit(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "account", symbols.accounts.name(c.accountId));
+        if (c.amount != Command.ABSENT)
+        {
+            sb.append(" amount=");
+            Money.appendFixed(sb, c.amount, 6);
+        }
+    }
+
+    private void machine(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "id", symbols.machines.name(c.machineId));
+        kv(sb, "owner", symbols.accounts.name(c.accountId));
+        kv(sb, "market", symbols.markets.name(c.marketId));
+        gpus(sb, c);
+        if (c.regionId != Command.NONE)
+        {
+            kv(sb, "region", symbols.regions.name(c.regionId));
+        }
+        num(sb, "vramGb", c.vramGb);
+        if (c.interconnectId != Command.NONE)
+        {
+            kv(sb, "interconnect", symbols.interconnects.name(c.interconnectId));
+        }
+    }
+
+    private void order(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "id", symbols.orders.name(c.orderId));
+        kv(sb, "account", symbols.accounts.name(c.accountId));
+        if (c.type == CommandType.ASK)
+        {
+            kv(sb, "machine", symbols.machines.name(c.machineId));
+        }
+        else
+        {
+            kv(sb, "market", symbols.markets.name(c.marketId));
+        }
+        gpus(sb, c);
+        price(sb, "price", c.price);
+        if (c.tif != TimeInForce.GTC)
+        {
+            kv(sb, "tif", c.tif.name());
+        }
+        flag(sb, "postOnly", c.postOnly);
+        flag(sb, "gang", c.gang);
+        flag(sb, "noPreempt", c.noPreempt);
+        if (c.minReliabilityPpb != Command.ABSENT)
+        {
+            sb.append(" minReliability=");
+            Money.appendFixed(sb, c.minReliabilityPpb, 9);
+        }
+        if (c.regionId != Command.NONE)
+        {
+            kv(sb, "region", symbols.regions.name(c.regionId));
+        }
+        num(sb, "maxDurationMs", c.maxDurationMs);
+    }
+
+    private void cancel(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "id", symbols.orders.name(c.orderId));
+        kv(sb, "account", symbols.accounts.name(c.accountId));
+        flag(sb, "reclaim", c.reclaim);
+    }
+
+    private void replace(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "id", symbols.orders.name(c.orderId));
+        kv(sb, "account", symbols.accounts.name(c.accountId));
+        price(sb, "price", c.price);
+        gpus(sb, c);
+    }
+
+    private void massCancel(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "account", symbols.accounts.name(c.accountId));
+        if (c.hasMarket)
+        {
+            kv(sb, "market", symbols.markets.name(c.marketId));
+        }
+    }
+
+    private void release(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "lease", symbols.leaseName(c.leaseId));
+        kv(sb, "account", symbols.accounts.name(c.accountId));
+    }
+
+    private void book(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "market", symbols.markets.name(c.marketId));
+        num(sb, "depth", c.depth);
+    }
+
+    private void codSession(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "account", symbols.accounts.name(c.accountId));
+        flag(sb, "closed", c.sessionClosed);
+    }
+
+    private void key(final StringBuilder sb, final Command c)
+    {
+        kv(sb, "account", symbols.accounts.name(c.accountId));
+        sb.append(" key=").append(c.keyId);
+        flag(sb, "revoke", c.revoke);
     }
 
     private static void kv(final StringBuilder sb, final String key, final String value)
@@ -201,7 +228,7 @@ public final class CommandPrinter
 
     private static void gpus(final StringBuilder sb, final Command c)
     {
-        if (c.gpus != Integer.MIN_VALUE)
+        if (c.gpus != Command.ABSENT_INT)
         {
             sb.append(" gpus=").append(c.gpus);
         }

@@ -215,7 +215,7 @@ public final class ScenarioParser
             }
             case "machine" -> cmd.machineId = symbols.machines.id(v);
             case "lease" -> cmd.leaseId = symbols.leaseId(v);
-            case "gpus" -> cmd.gpus = (int)Math.max(Integer.MIN_VALUE + 1, Math.min(Integer.MAX_VALUE, integer(key, v)));
+            case "gpus" -> cmd.gpus = (int)Math.max(Command.ABSENT_INT + 1, Math.min(Integer.MAX_VALUE, integer(key, v)));
             case "price" -> cmd.price = decimal(key, v, 4);
             case "tick" -> cmd.tick = decimal(key, v, 4);
             case "minIncrement" -> cmd.minIncrement = decimal(key, v, 4);
