@@ -270,10 +270,12 @@ public final class InvariantChecker
         }
         if (bidIncoming)
         {
-            // every eligible ask better than this one must have been used up
+            // every eligible ask better than this one must have been used up: at one price the older first, or,
+            // in a fragment-first market, the one whose machine had the fewest free GPUs (the older among equals)
+            final long chosenFree = ask.machine.offered + e.gpus; // its machine's free GPUs before this fill
             for (final Order other : orders(ask.market.asks))
             {
-                if (other == ask || other.price > ask.price || (other.price == ask.price && other.priority > ask.priority))
+                if (other == ask || other.price > ask.price || (other.price == ask.price && !before(other, ask, chosenFree)))
                 {
                     continue;
                 }
@@ -613,6 +615,17 @@ public final class InvariantChecker
      * GPUs, then the lowest machine id in string order. The lease must be on that machine, with those
      * victims, in that order.
      */
+    /** Whether {@code other}, at the price of {@code chosen}, comes before it in the level's fill order. */
+    private static boolean before(final Order other, final Order chosen, final long chosenFree)
+    {
+        if (!chosen.market.fragmentFirst)
+        {
+            return other.priority < chosen.priority;
+        }
+        final long otherFree = other.machine == chosen.machine ? chosenFree : other.machine.offered;
+        return otherFree < chosenFree || otherFree == chosenFree && other.priority < chosen.priority;
+    }
+
     private void checkGangChoice(final Event e, final Lease lease)
     {
         if (!gangLeasesChecked.add(lease.id))
