@@ -318,6 +318,7 @@ public final class DemoRun
                 k.put("answersSettledFromEventsAfterReconnect", settled);
                 wall.put("exchangeKill", k);
             }
+            wall.put("boundSolveSeconds", Json.round(analysis.boundSolveSeconds, 2));
             wall.put("reportDirectory", o.out().toAbsolutePath().toString());
             wall.put("exchangeWorkDirectory", work.toString());
             final Report report = new Report(analysis, run, checks, exchangeSection, wall).workloads(workloads);

@@ -149,6 +149,7 @@ public final class SimRun
         wall.put("wallSeconds", Json.round(wallSeconds, 2));
         wall.put("commandsPerWallSecond", Json.round(exchange.commandsApplied() / Math.max(1e-9, wallSeconds), 0));
         wall.put("marketHoursPerWallSecond", Json.round((close - open) / 3_600_000.0 / Math.max(1e-9, wallSeconds), 1));
+        wall.put("boundSolveSeconds", Json.round(analysis.boundSolveSeconds, 2));
         wall.put("reportDirectory", o.out().toAbsolutePath().toString());
         final Report report = new Report(analysis, run, checks, exchangeSection, wall);
         final Path html = report.write(o.out());

@@ -23,8 +23,8 @@ import org.agrona.collections.Long2ObjectHashMap;
  */
 final class Job
 {
-    static final long PATIENCE_MS = 45 * AgentParameters.MINUTE;
-    static final long MAX_WAIT_MS = 12 * AgentParameters.HOUR;
+    static final long PATIENCE_MS = JobRecord.PATIENCE_MS;
+    static final long MAX_WAIT_MS = JobRecord.MAX_WAIT_MS;
 
     /** One lease the job runs (or ran) on. */
     private static final class Running

@@ -6,6 +6,11 @@ package io.gpux.sim.report;
  */
 public final class JobRecord
 {
+    /** How often a waiting job looks at its bid (raises it, or gives up). */
+    public static final long PATIENCE_MS = 45 * 60_000L;
+    /** A job gives up at the first look after waiting this long without GPUs. */
+    public static final long MAX_WAIT_MS = 12 * 3_600_000L;
+
     public enum Outcome
     {
         /** All its work done. */
@@ -53,5 +58,22 @@ public final class JobRecord
         this.value = value;
         this.arrivalMs = arrivalMs;
         this.workMs = workMs;
+    }
+
+    /**
+     * The end of the time in which the market can serve this job: a job not served by then has given up
+     * (it looks at its bid every {@link #PATIENCE_MS} and gives up once it has waited {@link #MAX_WAIT_MS}),
+     * and one that starts by then, on all its GPUs, is done {@code workMs} later; a job served past that
+     * (on fewer GPUs, or after an interruption) keeps its real end, so the market's own allocation always
+     * fits in the window.
+     */
+    public long windowEndMs(final long closeMs)
+    {
+        final long rule = arrivalMs + MAX_WAIT_MS + PATIENCE_MS + workMs;
+        if (firstLeaseMs < 0)
+        {
+            return Math.min(closeMs, rule);
+        }
+        return Math.min(closeMs, Math.max(rule, endMs < 0 ? closeMs : endMs));
     }
 }

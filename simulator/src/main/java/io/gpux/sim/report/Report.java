@@ -191,8 +191,9 @@ public final class Report
 
     static final String EFFICIENCY_METHOD = "(value of the work done - owners' cost of the leased GPU-hours) / an upper bound: "
         + "per market, a linear program over at most 24 time slots of whole hours (simplex method, the ojalgo library) with "
-        + "each job's arrival, work, value and gang size (jobs pooled by value tier, values rounded up and costs down by at "
-        + "most 5 %) against the online GPU-hours of the fleet at their owners' costs; see simulator/README.md";
+        + "each job's window (arrival to give-up time plus its run, or its real end if served longer; rounded outward to "
+        + "slots), work, value and GPUs at once (jobs pooled by value tier and window end, values rounded up and costs "
+        + "down by at most 5 %) against the online GPU-hours of the fleet at their owners' costs; see simulator/README.md";
     static final String UTILIZATION_METHOD = "GPU-hours of leases that did work kept by a job / GPU-hours the whole fleet was "
         + "online; offeredUtilization: the same over GPU-hours online with an open ask (plus leased time outside one)";
 

@@ -14,11 +14,13 @@ import org.ojalgo.optimisation.Variable;
  * solved with ojAlgo's simplex. Every constraint kept is implied by the real problem, so its optimum
  * is at least the surplus of any real allocation (simulator/README.md argues it).
  *
- * <p>Demand: jobs, each with its market, arrival, total work (GPU-hours), value per GPU-hour and gang
- * size (the most GPUs it runs on at once). Jobs are pooled by value tier (the value rounded up to a
- * power of the tier ratio); a pool's work arrives with its jobs (at the start of their arrival's
- * slot), carries over from slot to slot, and in a slot at most the GPUs of the pool's jobs that have
- * arrived can work on it, for the slot's length. Supply: per slot, the GPU-hours of online machines at
+ * <p>Demand: jobs, each with its market, window (arrival to the time after which the market cannot
+ * serve it), total work (GPU-hours), value per GPU-hour and gang size (the most GPUs it runs on at
+ * once). Jobs are pooled by value tier (the value rounded up to a power of the tier ratio) and by the
+ * slot their window ends in; a pool's work arrives with its jobs (at the start of their arrival's
+ * slot), carries over from slot to slot up to the end of the pool's last slot (windows are rounded
+ * outward to slot edges), and in a slot at most the GPUs of the pool's jobs that have arrived can work
+ * on it, for the slot's length. Supply: per slot, the GPU-hours of online machines at
  * their owners' costs (rounded down to a power of the tier ratio). Maximize the value of the work done
  * minus the cost of the GPU-hours that did it.
  *
@@ -47,8 +49,8 @@ public final class SurplusBound
     private final long slotMs;
     private final double tier;
     private final int slots;
-    /** Per tier: per slot, GPU-hours of work arriving, GPUs arriving. */
-    private final TreeMap<Integer, double[][]> demand = new TreeMap<>();
+    /** Per tier, per last slot of the window: per slot, GPU-hours of work arriving, GPUs arriving. */
+    private final TreeMap<Integer, TreeMap<Integer, double[][]>> demand = new TreeMap<>();
     /** Per slot: cost tier to GPU-hours online. */
     private final List<TreeMap<Integer, Double>> supply = new ArrayList<>();
 
@@ -90,15 +92,27 @@ public final class SurplusBound
         return (int)Math.max(0, Math.min(slots - 1, (t - openMs) / slotMs));
     }
 
-    /** A job arriving at {@code arrivalMs} with {@code workGpuHours} of work, on at most {@code gpus} GPUs at once. */
+    /** A job arriving at {@code arrivalMs} with {@code workGpuHours} of work, on at most {@code gpus} GPUs at once, until the window closes. */
     public void job(final long arrivalMs, final double workGpuHours, final int gpus, final double value)
+    {
+        job(arrivalMs, Long.MAX_VALUE, workGpuHours, gpus, value);
+    }
+
+    /**
+     * A job that can only be served in its window [{@code arrivalMs}, {@code untilMs}), with
+     * {@code workGpuHours} of work, on at most {@code gpus} GPUs at once. The window is rounded outward to
+     * slot edges: it may be served from the start of its arrival's slot to the end of the slot holding
+     * {@code untilMs}.
+     */
+    public void job(final long arrivalMs, final long untilMs, final double workGpuHours, final int gpus, final double value)
     {
         if (value <= 0 || workGpuHours <= 0)
         {
             return;
         }
         final int level = (int)Math.ceil(Math.log(value) / Math.log(tier) - 1e-9);
-        final double[][] d = demand.computeIfAbsent(level, k -> new double[2][slots]);
+        final int last = untilMs == Long.MAX_VALUE ? slots - 1 : Math.max(slotOf(arrivalMs), slotOf(untilMs - 1));
+        final double[][] d = demand.computeIfAbsent(level, k -> new TreeMap<>()).computeIfAbsent(last, k -> new double[2][slots]);
         final int s = slotOf(arrivalMs);
         d[0][s] += workGpuHours;
         d[1][s] += gpus;
@@ -140,34 +154,40 @@ public final class SurplusBound
             servedInSlot.add(new ArrayList<>());
         }
         int n = 0;
-        for (final Map.Entry<Integer, double[][]> e : demand.entrySet())
+        for (final Map.Entry<Integer, TreeMap<Integer, double[][]>> tierPools : demand.entrySet())
         {
-            final double value = price(e.getKey());
-            final double[] work = e.getValue()[0];
-            final double[] gpus = e.getValue()[1];
-            Variable carried = null;
-            double arrivedGpus = 0;
-            boolean any = false;
-            for (int t = 0; t < slots; t++)
+            final double value = price(tierPools.getKey());
+            for (final Map.Entry<Integer, double[][]> e : tierPools.getValue().entrySet())
             {
-                arrivedGpus += gpus[t];
-                any |= work[t] > 0;
-                if (!any)
+                // a pool: the jobs of one value tier whose windows end in the same slot; its work left after
+                // that slot is never served
+                final int last = e.getKey();
+                final double[] work = e.getValue()[0];
+                final double[] gpus = e.getValue()[1];
+                Variable carried = null;
+                double arrivedGpus = 0;
+                boolean any = false;
+                for (int t = 0; t <= last; t++)
                 {
-                    continue;
+                    arrivedGpus += gpus[t];
+                    any |= work[t] > 0;
+                    if (!any)
+                    {
+                        continue;
+                    }
+                    // backlog: carried in + arriving = served + carried out
+                    final Variable served = model.addVariable("s" + n++).lower(0).upper(arrivedGpus * slotMs / (double)HOUR_MS)
+                        .weight(value);
+                    final Variable out = model.addVariable("c" + n++).lower(0);
+                    final Expression balance = model.addExpression("b" + n++).level(work[t]);
+                    balance.set(served, 1).set(out, 1);
+                    if (carried != null)
+                    {
+                        balance.set(carried, -1);
+                    }
+                    carried = out;
+                    servedInSlot.get(t).add(served);
                 }
-                // backlog: carried in + arriving = served + carried out
-                final Variable served = model.addVariable("s" + n++).lower(0).upper(arrivedGpus * slotMs / (double)HOUR_MS)
-                    .weight(value);
-                final Variable out = model.addVariable("c" + n++).lower(0);
-                final Expression balance = model.addExpression("b" + n++).level(work[t]);
-                balance.set(served, 1).set(out, 1);
-                if (carried != null)
-                {
-                    balance.set(carried, -1);
-                }
-                carried = out;
-                servedInSlot.get(t).add(served);
             }
         }
         for (int t = 0; t < slots; t++)

@@ -120,7 +120,16 @@ class ExportRecomputeTest
             }
             else
             {
-                b.job(Long.parseLong(j.get("arrivalMs")), gpus * Long.parseLong(j.get("workMs")) / HOUR, gpus, value);
+                // the job's window, from its columns: served by its give-up time, or as long as the market served it
+                final long arrival = Long.parseLong(j.get("arrivalMs"));
+                final long work = Long.parseLong(j.get("workMs"));
+                final long end = Long.parseLong(j.get("endMs"));
+                long until = arrival + JobRecord.MAX_WAIT_MS + JobRecord.PATIENCE_MS + work;
+                if (Long.parseLong(j.get("firstLeaseMs")) >= 0)
+                {
+                    until = Math.max(until, end < 0 ? close : end);
+                }
+                b.job(arrival, Math.min(close, until), gpus * work / HOUR, gpus, value);
             }
         }
         double leased = 0;

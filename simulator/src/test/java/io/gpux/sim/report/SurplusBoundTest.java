@@ -53,6 +53,47 @@ class SurplusBoundTest
     }
 
     @Test
+    void aJobIsOnlyServedInTheSlotsOfItsWindow()
+    {
+        // one 1-GPU machine at cost 1 for 4 hours; A: value 5, 1 GPU, 3 GPU-hours, window hours 0-1;
+        // B: value 2, 1 GPU, 3 GPU-hours, window to the end. Without windows A would take 3 hours: 3 x 4 + 1 x 1 = 13.
+        // With them A runs only in hour 0 (1 x 4), B in hours 1-3 (3 x 1): 7.
+        final SurplusBound b = fourHours();
+        b.online(0, 4 * H, 1, 1.0);
+        b.job(0, H, 3, 1, 5.0);
+        b.job(0, 4 * H, 3, 1, 2.0);
+        assertEquals(7, b.solve(), 7 * TIERS);
+        // the window is rounded outward to slot edges: a window of [0:30, 1:30) may use hours 0 and 1 (2 x 4 + 2 x 1)
+        final SurplusBound outward = fourHours();
+        outward.online(0, 4 * H, 1, 1.0);
+        outward.job(H / 2, 3 * H / 2, 3, 1, 5.0);
+        outward.job(0, 4 * H, 3, 1, 2.0);
+        assertEquals(10, outward.solve(), 10 * TIERS);
+        // a window ending exactly on a slot edge does not spill into the next slot
+        final SurplusBound edge = fourHours();
+        edge.online(0, 4 * H, 1, 1.0);
+        edge.job(0, 2 * H, 3, 1, 5.0);
+        assertEquals(8, edge.solve(), 8 * TIERS);
+    }
+
+    @Test
+    void aJobRecordsWindowEndsAtItsGiveUpUnlessTheMarketServedItLonger()
+    {
+        final long close = 168 * H;
+        final JobRecord waiting = new JobRecord(1, "r", "m", 2, false, 3.0, 10 * H, 4 * H);
+        assertEquals(10 * H + JobRecord.MAX_WAIT_MS + JobRecord.PATIENCE_MS + 4 * H, waiting.windowEndMs(close));
+        final JobRecord stretched = new JobRecord(2, "r", "m", 2, false, 3.0, 10 * H, 4 * H);
+        stretched.firstLeaseMs = 11 * H;
+        stretched.endMs = 60 * H;
+        assertEquals(60 * H, stretched.windowEndMs(close));
+        final JobRecord open = new JobRecord(3, "r", "m", 2, false, 3.0, 10 * H, 4 * H);
+        open.firstLeaseMs = 11 * H;
+        assertEquals(close, open.windowEndMs(close));
+        final JobRecord late = new JobRecord(4, "r", "m", 2, false, 3.0, 160 * H, 4 * H);
+        assertEquals(close, late.windowEndMs(close));
+    }
+
+    @Test
     void cheaperMachinesServeFirst()
     {
         // two 1-GPU machines, cost 1 and cost 4, one hour; two 1-GPU jobs worth 5 and 3, one GPU-hour each.
