@@ -8,7 +8,7 @@ import io.gpux.engine.command.Roles;
 import io.gpux.engine.command.TimeInForce;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.EventType;
-import io.gpux.engine.funds.Money;
+import io.gpux.common.Money;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;

@@ -1,5 +1,6 @@
 package io.gpux.client;
 
+import io.gpux.common.Money;
 import io.gpux.proto.v1.BookSnapshot;
 import io.gpux.proto.v1.BookUpdate;
 import io.gpux.proto.v1.Level;
@@ -300,7 +301,7 @@ public final class BookView
                 {
                     sb.append(',');
                 }
-                Prices.appendTo(sb, prices[i]).append(':').append(gpus[i]);
+                Money.appendPrice(sb, prices[i]).append(':').append(gpus[i]);
             }
         }
 

@@ -1,5 +1,6 @@
 package io.gpux.client;
 
+import io.gpux.common.Money;
 import com.google.protobuf.Message;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Configure;
@@ -60,7 +61,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {
  *     client.connect();                                        // blocks until logged in
  *     long orderId = client.nextOrderId();
- *     long requestId = client.placeBid(orderId, "H100-SXM-80G", 8, Prices.parse("2.5000"));
+ *     long requestId = client.placeBid(orderId, "H100-SXM-80G", 8, Money.parsePrice("2.5000"));
  *     // the Response comes to myListener.onResponse(requestId, response), the Fill as onFill(...)
  * }
  * }</pre>

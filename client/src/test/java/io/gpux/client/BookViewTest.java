@@ -1,5 +1,6 @@
 package io.gpux.client;
 
+import io.gpux.common.Money;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,7 +20,7 @@ class BookViewTest
 
     private static Level level(final String price, final long gpus)
     {
-        return Level.newBuilder().setPrice(Prices.parse(price)).setGpus(gpus).build();
+        return Level.newBuilder().setPrice(Money.parsePrice(price)).setGpus(gpus).build();
     }
 
     private static BookSnapshot snapshot(final long seq)
@@ -45,9 +46,9 @@ class BookViewTest
             .addAsks(level("3.0000", 16)).addAsks(level("2.6000", 2)).build()));
         assertTrue(view.isValid());
         assertEquals(5, view.updateSeq());
-        assertEquals(Prices.parse("2.5000"), view.bestBid());
-        assertEquals(Prices.parse("2.6000"), view.bestAsk());
-        assertEquals(Prices.parse("2.0000"), view.bidPrice(1));
+        assertEquals(Money.parsePrice("2.5000"), view.bestBid());
+        assertEquals(Money.parsePrice("2.6000"), view.bestAsk());
+        assertEquals(Money.parsePrice("2.0000"), view.bidPrice(1));
         assertEquals(16, view.askGpus(1));
         assertEquals("H100-SXM-80G bids=2.5000:8,2.0000:1 asks=2.6000:2,3.0000:16", view.toString());
     }
@@ -67,9 +68,9 @@ class BookViewTest
             .build()));
         assertEquals(11, view.updateSeq());
         assertEquals("H100-SXM-80G bids=2.7000:3,2.5000:6,2.0000:1 asks=2.8000:5,3.0000:16", view.toString());
-        assertEquals(6, view.gpusAt(Side.BID, Prices.parse("2.5000")));
-        assertEquals(0, view.gpusAt(Side.BID, Prices.parse("2.4000")));
-        assertEquals(0, view.gpusAt(Side.ASK, Prices.parse("2.6000")));
+        assertEquals(6, view.gpusAt(Side.BID, Money.parsePrice("2.5000")));
+        assertEquals(0, view.gpusAt(Side.BID, Money.parsePrice("2.4000")));
+        assertEquals(0, view.gpusAt(Side.ASK, Money.parsePrice("2.6000")));
         assertThrows(IllegalArgumentException.class, () -> view.gpusAt(Side.SIDE_UNSPECIFIED, 1));
         assertThrows(IndexOutOfBoundsException.class, () -> view.askPrice(2));
     }
@@ -88,7 +89,7 @@ class BookViewTest
 
         assertEquals(BookView.Result.APPLIED, view.onSnapshot(snapshot(20)));
         assertEquals(BookView.Result.APPLIED, view.onUpdate(update(21).addAsks(level("2.6000", 0)).build()));
-        assertEquals(Prices.parse("3.0000"), view.bestAsk());
+        assertEquals(Money.parsePrice("3.0000"), view.bestAsk());
     }
 
     @Test

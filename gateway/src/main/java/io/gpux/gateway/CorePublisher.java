@@ -4,7 +4,7 @@ import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.EventType;
 import io.gpux.engine.event.RejectReason;
-import io.gpux.engine.pipeline.EventPublisher;
+import io.gpux.core.pipeline.EventPublisher;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.marketdata.MarketData;

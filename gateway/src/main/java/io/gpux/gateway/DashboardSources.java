@@ -1,8 +1,8 @@
 package io.gpux.gateway;
 
 import io.gpux.engine.MatchingEngine;
-import io.gpux.engine.pipeline.ExchangePipeline;
-import io.gpux.engine.pipeline.Query;
+import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.Query;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.dashboard.Dashboard;

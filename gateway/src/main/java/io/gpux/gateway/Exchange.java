@@ -3,11 +3,11 @@ package io.gpux.gateway;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
-import io.gpux.engine.counters.ExchangeCounters;
-import io.gpux.engine.journal.DataDirectoryLock;
-import io.gpux.engine.pipeline.Durability;
-import io.gpux.engine.pipeline.ExchangePipeline;
-import io.gpux.engine.pipeline.PipelineConfiguration;
+import io.gpux.core.counters.ExchangeCounters;
+import io.gpux.core.journal.DataDirectoryLock;
+import io.gpux.core.pipeline.Durability;
+import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineConfiguration;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.directory.Directory;
@@ -915,7 +915,7 @@ public final class Exchange implements AutoCloseable
         return sharedLoop != null && sharedLoop.makeRoom();
     }
 
-    private io.gpux.engine.journal.Journal.Reader eventReader()
+    private io.gpux.core.journal.Journal.Reader eventReader()
     {
         return pipeline.newEventReader();
     }

@@ -1,10 +1,10 @@
 package io.gpux.gateway;
 
-import io.gpux.engine.journal.DataDirectoryLock;
-import io.gpux.engine.pipeline.Durability;
-import io.gpux.engine.pipeline.PipelineConfiguration;
-import io.gpux.engine.pipeline.Recovery;
-import io.gpux.engine.tool.Failures;
+import io.gpux.core.journal.DataDirectoryLock;
+import io.gpux.core.pipeline.Durability;
+import io.gpux.core.pipeline.PipelineConfiguration;
+import io.gpux.core.pipeline.Recovery;
+import io.gpux.tools.Failures;
 import io.gpux.gateway.tls.ServerTls;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

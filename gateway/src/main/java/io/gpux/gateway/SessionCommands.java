@@ -2,7 +2,7 @@ package io.gpux.gateway;
 
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
-import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.ExchangePipeline;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledExecutorService;

@@ -1,6 +1,6 @@
 package io.gpux.gateway;
 
-import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.ExchangePipeline;
 import io.gpux.gateway.egress.Egress;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;

@@ -1,7 +1,7 @@
 package io.gpux.gateway;
 
-import io.gpux.engine.pipeline.ExchangePipeline;
-import io.gpux.engine.pipeline.PipelineConfiguration;
+import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package io.gpux.gateway;
 
+import io.gpux.common.Money;
 import io.gpux.proto.v1.Deposit;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.MarketsRequest;

@@ -2,9 +2,9 @@ package io.gpux.gateway;
 
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
-import io.gpux.engine.journal.CommandCodec;
-import io.gpux.engine.journal.Journal;
-import io.gpux.engine.journal.JournalTool;
+import io.gpux.core.journal.CommandCodec;
+import io.gpux.core.journal.Journal;
+import io.gpux.tools.JournalTool;
 import io.gpux.proto.v1.Envelope;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

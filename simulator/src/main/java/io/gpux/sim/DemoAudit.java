@@ -1,5 +1,6 @@
 package io.gpux.sim;
 
+import io.gpux.common.Money;
 import io.gpux.sim.workload.WorkloadLane;
 
 import io.gpux.client.GpuxClient;

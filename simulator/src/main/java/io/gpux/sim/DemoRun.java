@@ -1,5 +1,6 @@
 package io.gpux.sim;
 
+import io.gpux.common.Money;
 import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.proto.v1.Portfolio;
@@ -366,8 +367,8 @@ public final class DemoRun
                 SimRun.yesNo(checks.get("lastSeqMatchesExchange")))));
             extra.add(Report.line("money", String.format(Locale.ROOT, "%s: deposits $%s = balances $%s + exchange fees $%s; "
                     + "no negative balance: %s", Boolean.TRUE.equals(checks.get("moneyConserved")) ? "conserved" : "NOT CONSERVED",
-                io.gpux.client.Money.format((Long)checks.get("depositsMicros")), io.gpux.client.Money.format((Long)checks.get("balancesMicros")),
-                io.gpux.client.Money.format((Long)checks.get("feesMicros")), SimRun.yesNo(checks.get("noNegativeBalance")))));
+                io.gpux.common.Money.formatMoney((Long)checks.get("depositsMicros")), io.gpux.common.Money.formatMoney((Long)checks.get("balancesMicros")),
+                io.gpux.common.Money.formatMoney((Long)checks.get("feesMicros")), SimRun.yesNo(checks.get("noNegativeBalance")))));
             extra.add(Report.line("checks", ok ? "all hold (GPUs never oversubscribed, a full-grace notice before every "
                 + "interruption of a working machine, events gap-free, money conserved)" : "FAILED: " + failed(checks)));
             extra.add(Report.line("report", html.toAbsolutePath().toString()));

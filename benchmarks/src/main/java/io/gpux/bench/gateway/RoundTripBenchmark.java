@@ -7,7 +7,7 @@ import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.SpinningLoop;
-import io.gpux.engine.pipeline.Durability;
+import io.gpux.core.pipeline.Durability;
 import io.gpux.gateway.Exchange;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Configure;

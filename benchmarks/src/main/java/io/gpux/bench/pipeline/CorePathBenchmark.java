@@ -3,7 +3,7 @@ package io.gpux.bench.pipeline;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.TimeInForce;
-import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.ExchangePipeline;
 import io.gpux.engine.replay.ScenarioParser;
 import io.gpux.engine.replay.Symbols;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -3,9 +3,9 @@ package io.gpux.bench.pipeline;
 import io.gpux.bench.ResultFile;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpux.engine.command.Command;
-import io.gpux.engine.journal.Journal;
-import io.gpux.engine.pipeline.ExchangePipeline;
-import io.gpux.engine.pipeline.Recovery;
+import io.gpux.core.journal.Journal;
+import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.Recovery;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 

@@ -10,7 +10,7 @@ import io.gpux.engine.event.EndReason;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.EventType;
 import io.gpux.engine.event.NoticeReason;
-import io.gpux.engine.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.ExchangePipeline;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -368,7 +368,7 @@ public final class ScaleDay implements Callable<Integer>
         /** A portfolio query as the gateway's: the account's orders, leases and machines copied on the engine thread. */
         void portfolioQuery(final long accountId)
         {
-            final io.gpux.engine.pipeline.Query query = engine ->
+            final io.gpux.core.pipeline.Query query = engine ->
             {
                 final long t = System.nanoTime();
                 io.gpux.gateway.egress.PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory,

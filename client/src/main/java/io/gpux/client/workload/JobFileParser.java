@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.gpux.client.Prices;
+import io.gpux.common.Money;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -195,7 +195,7 @@ public final class JobFileParser
             final long ticks;
             try
             {
-                ticks = Prices.parse(text);
+                ticks = Money.parsePrice(text);
             }
             catch (final IllegalArgumentException ex)
             {

@@ -2,7 +2,7 @@ package io.gpux.gateway.egress;
 
 import io.gpux.engine.book.Order;
 import io.gpux.engine.funds.Account;
-import io.gpux.engine.funds.Money;
+import io.gpux.common.Money;
 import io.gpux.engine.lease.Lease;
 import io.gpux.engine.machine.Machine;
 import io.gpux.gateway.directory.Directory;

@@ -2,9 +2,9 @@ package io.gpux.gateway.egress;
 
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.Recipients;
-import io.gpux.engine.journal.EventCodec;
-import io.gpux.engine.journal.Journal;
-import io.gpux.engine.journal.RecordDescriptor;
+import io.gpux.core.journal.EventCodec;
+import io.gpux.core.journal.Journal;
+import io.gpux.core.journal.RecordDescriptor;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.ResendComplete;

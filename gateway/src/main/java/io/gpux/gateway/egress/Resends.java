@@ -1,6 +1,6 @@
 package io.gpux.gateway.egress;
 
-import io.gpux.engine.journal.Journal;
+import io.gpux.core.journal.Journal;
 import io.gpux.gateway.session.Session;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;

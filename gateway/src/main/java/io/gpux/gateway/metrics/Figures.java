@@ -1,7 +1,7 @@
 package io.gpux.gateway.metrics;
 
-import io.gpux.engine.counters.CounterDescriptor;
-import io.gpux.engine.counters.CounterValue;
+import io.gpux.core.counters.CounterDescriptor;
+import io.gpux.core.counters.CounterValue;
 
 import java.util.List;
 

@@ -1,8 +1,8 @@
 package io.gpux.gateway.metrics;
 
-import io.gpux.engine.counters.CounterDescriptor;
-import io.gpux.engine.counters.ExchangeCounters;
-import io.gpux.engine.counters.LatencyCounters;
+import io.gpux.core.counters.CounterDescriptor;
+import io.gpux.core.counters.ExchangeCounters;
+import io.gpux.core.counters.LatencyCounters;
 import io.gpux.proto.v1.Reason;
 import org.agrona.concurrent.status.AtomicCounter;
 

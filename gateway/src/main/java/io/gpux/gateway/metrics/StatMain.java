@@ -1,8 +1,8 @@
 package io.gpux.gateway.metrics;
 
-import io.gpux.engine.counters.CounterValue;
-import io.gpux.engine.counters.CountersFile;
-import io.gpux.engine.tool.Failures;
+import io.gpux.core.counters.CounterValue;
+import io.gpux.core.counters.CountersFile;
+import io.gpux.tools.Failures;
 import org.agrona.concurrent.status.CountersReader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -3,7 +3,7 @@ package io.gpux.gateway.workload;
 import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.funds.Account;
 import io.gpux.engine.lease.Lease;
-import io.gpux.engine.pipeline.Query;
+import io.gpux.core.pipeline.Query;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.session.Session;

@@ -1,5 +1,6 @@
 package io.gpux.sim.market;
 
+import io.gpux.common.Money;
 import io.gpux.sim.agent.Catalogue;
 import io.gpux.sim.agent.GpuClass;
 import java.util.ArrayList;
@@ -67,7 +68,7 @@ public record MarketRules(long graceMs, long prepayMs, int feeBps, long heartbea
         for (final GpuClass c : Catalogue.CLASSES)
         {
             lines.add("0 MARKET id=" + c.symbol() + " graceMs=" + graceMs + " prepayMs=" + prepayMs + " feeBps=" + feeBps
-                + " minIncrement=" + io.gpux.client.Prices.format(c.minIncrement())
+                + " minIncrement=" + io.gpux.common.Money.formatPrice(c.minIncrement())
                 + (preemptIncrementBps == 0 ? "" : " preemptIncrementBps=" + preemptIncrementBps)
                 + (fragmentFirst ? " fragmentFirst=true" : ""));
         }

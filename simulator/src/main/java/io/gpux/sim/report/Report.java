@@ -1,5 +1,6 @@
 package io.gpux.sim.report;
 
+import io.gpux.common.Money;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -360,7 +361,7 @@ public final class Report
         h.append("</table>\n<h2>Checks</h2>\n<table>");
         checks.forEach((k, v) -> row(h, escape(Labels.label(k)), (v instanceof Boolean b ? (b ? "<span class=ok>yes</span>" :
             "<span class=bad>NO</span>") : escape(k.endsWith("Micros") && v instanceof Number n
-                ? io.gpux.client.Money.format(n.longValue()) : Labels.value(v)))));
+                ? io.gpux.common.Money.formatMoney(n.longValue()) : Labels.value(v)))));
         h.append("</table>\n<h2>Set-up</h2>\n<table>");
         run.forEach((k, v) -> row(h, escape(Labels.label(k)), escape(Labels.value(v))));
         h.append("</table>\n");

@@ -2,7 +2,6 @@ package io.gpux.sim.workload;
 
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
-import io.gpux.client.Prices;
 import io.gpux.client.agent.AgentWorkloads;
 import io.gpux.client.agent.NvidiaSmi;
 import io.gpux.client.agent.OwnerAgent;
@@ -81,7 +80,7 @@ public final class WorkloadLane implements AutoCloseable
          */
         public static Settings defaults(final int jobs, final Path dir)
         {
-            return new Settings(jobs, 30, 100, 5, 10, Prices.parse("3.40"), Prices.parse("3.40"), dir);
+            return new Settings(jobs, 30, 100, 5, 10, io.gpux.common.Money.parsePrice("3.40"), io.gpux.common.Money.parsePrice("3.40"), dir);
         }
     }
 
@@ -470,7 +469,7 @@ public final class WorkloadLane implements AutoCloseable
             }
             final String command = CountingJob.command(s.steps(), s.stepMs(), s.checkpointEvery());
             final JobFile file = new JobFileParser().parse(name + ".yaml", "name: " + name + "\n"
-                + "resources: {market: " + MARKET + ", gpus: 1, maxPrice: " + Prices.format(s.bidPrice()) + ", region: "
+                + "resources: {market: " + MARKET + ", gpus: 1, maxPrice: " + io.gpux.common.Money.formatPrice(s.bidPrice()) + ", region: "
                 + REGION + "}\n"
                 + "run: {runtime: process, command: '" + command.replace("'", "''") + "'}\n"
                 + "env: {LEDGER: '" + ledger + "'}\n"
