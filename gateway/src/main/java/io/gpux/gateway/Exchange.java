@@ -69,7 +69,7 @@ import java.util.function.Consumer;
  *        [egress: tails the event journal, routes each account's numbered events, answers] --> clients
  * </pre>
  *
- * Two thread layouts ({@link Context#sharedLoop(boolean)}):
+ * Two thread layouts ({@link ExchangeContext#sharedLoop(boolean)}):
  * <ul>
  *   <li><b>shared</b> (the default): one event loop does all three in turn ({@link SharedLoop}): a
  *   command goes from its socket through the journal and the engine and its events back out to the
@@ -85,451 +85,6 @@ public final class Exchange implements AutoCloseable
 {
     /** The length prefix before each frame's Envelope; {@code maxFrameBytes} counts the Envelope alone. */
     static final int FRAME_PREFIX_BYTES = 4;
-
-    /** Settings, with the defaults of {@link GatewayConfiguration} and, for the core, {@link PipelineConfiguration}. */
-    public static final class Context
-    {
-        private Path dataDir = Path.of("data");
-        private Path configFile;
-        private Durability durability = Durability.ASYNC;
-        private String bind = System.getProperty(GatewayConfiguration.BIND_PROP, GatewayConfiguration.BIND_DEFAULT);
-        private int port = GatewayConfiguration.intProp(GatewayConfiguration.PORT_PROP, GatewayConfiguration.PORT_DEFAULT);
-        private int maxFrameBytes = GatewayConfiguration.intProp(
-            GatewayConfiguration.MAX_FRAME_PROP, GatewayConfiguration.MAX_FRAME_DEFAULT);
-        private int heartbeatIntervalMs = GatewayConfiguration.intProp(
-            GatewayConfiguration.HEARTBEAT_PROP, GatewayConfiguration.HEARTBEAT_DEFAULT);
-        private int loginTimeoutMs = GatewayConfiguration.intProp(
-            GatewayConfiguration.LOGIN_TIMEOUT_PROP, GatewayConfiguration.LOGIN_TIMEOUT_DEFAULT);
-        private long workloadLogTimeoutMs = GatewayConfiguration.longProp(
-            GatewayConfiguration.WORKLOAD_LOG_TIMEOUT_PROP, GatewayConfiguration.WORKLOAD_LOG_TIMEOUT_DEFAULT);
-        private long authWindowMs = GatewayConfiguration.longProp(
-            GatewayConfiguration.AUTH_WINDOW_PROP, GatewayConfiguration.AUTH_WINDOW_DEFAULT);
-        private long ratePerSecond = GatewayConfiguration.longProp(
-            GatewayConfiguration.RATE_PROP, GatewayConfiguration.RATE_DEFAULT);
-        private long rateBurst = GatewayConfiguration.longProp(
-            GatewayConfiguration.BURST_PROP, GatewayConfiguration.BURST_DEFAULT);
-        private int outboundHighWaterBytes = GatewayConfiguration.intProp(
-            GatewayConfiguration.HIGH_WATER_PROP, GatewayConfiguration.HIGH_WATER_DEFAULT);
-        private int maxSessionsPerAccount = GatewayConfiguration.intProp(
-            GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_SESSIONS_PER_ACCOUNT_DEFAULT);
-        private int maxSessions = GatewayConfiguration.intProp(
-            GatewayConfiguration.MAX_SESSIONS_PROP, GatewayConfiguration.MAX_SESSIONS_DEFAULT);
-        private int maxMarketDataSessions = GatewayConfiguration.intProp(
-            GatewayConfiguration.MAX_MARKET_DATA_SESSIONS_PROP, GatewayConfiguration.MAX_MARKET_DATA_SESSIONS_DEFAULT);
-        private int loginFailureBurst = GatewayConfiguration.intProp(
-            GatewayConfiguration.LOGIN_FAILURE_BURST_PROP, GatewayConfiguration.LOGIN_FAILURE_BURST_DEFAULT);
-        private int loginFailuresPerSecond = GatewayConfiguration.intProp(
-            GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_PROP, GatewayConfiguration.LOGIN_FAILURES_PER_SECOND_DEFAULT);
-        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
-        private int maxResendsPerAccount = GatewayConfiguration.intProp(
-            GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_PROP, GatewayConfiguration.MAX_RESENDS_PER_ACCOUNT_DEFAULT);
-        private int maxResends = GatewayConfiguration.intProp(
-            GatewayConfiguration.MAX_RESENDS_PROP, GatewayConfiguration.MAX_RESENDS_DEFAULT);
-        private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
-        private long snapshotEvery = PipelineConfiguration.snapshotEvery();
-        private boolean sharedLoop = !"dedicated".equals(
-            System.getProperty(GatewayConfiguration.THREADS_PROP, GatewayConfiguration.THREADS_DEFAULT));
-        private long spinMicros = GatewayConfiguration.longProp(GatewayConfiguration.SPIN_PROP, GatewayConfiguration.SPIN_DEFAULT);
-        private EpochClock clock = SystemEpochClock.INSTANCE;
-        private long minFreeBytes = PipelineConfiguration.minFreeBytes();
-        private EpochClock authClock = SystemEpochClock.INSTANCE;
-        private Consumer<String> log = System.err::println;
-        private ServerTls tls;
-        private boolean allowPlaintext;
-        private int metricsPort = GatewayConfiguration.intProp(
-            GatewayConfiguration.METRICS_PORT_PROP, GatewayConfiguration.METRICS_PORT_DEFAULT);
-        private String metricsBind = System.getProperty(
-            GatewayConfiguration.METRICS_BIND_PROP, GatewayConfiguration.METRICS_BIND_DEFAULT);
-        private int httpPort = GatewayConfiguration.intProp(
-            GatewayConfiguration.HTTP_PORT_PROP, GatewayConfiguration.HTTP_PORT_DEFAULT);
-        private String httpBind = System.getProperty(
-            GatewayConfiguration.HTTP_BIND_PROP, GatewayConfiguration.HTTP_BIND_DEFAULT);
-
-        public Context dataDir(final Path v)
-        {
-            dataDir = v;
-            return this;
-        }
-
-        public Path dataDir()
-        {
-            return dataDir;
-        }
-
-        /** Markets and exchange settings for a fresh exchange (scenario MARKET/CONFIG lines); null: the built-in set. */
-        public Context configFile(final Path v)
-        {
-            configFile = v;
-            return this;
-        }
-
-        public Context durability(final Durability v)
-        {
-            durability = v;
-            return this;
-        }
-
-        /** The free space the data directory's file system must keep; below it commands are answered UNAVAILABLE. */
-        public Context minFreeBytes(final long v)
-        {
-            minFreeBytes = v;
-            return this;
-        }
-
-        public Context bind(final String v)
-        {
-            bind = v;
-            return this;
-        }
-
-        /** 0: an ephemeral port (see {@link Exchange#port()}). */
-        public Context port(final int v)
-        {
-            port = v;
-            return this;
-        }
-
-        public Context maxFrameBytes(final int v)
-        {
-            maxFrameBytes = v;
-            return this;
-        }
-
-        public int maxFrameBytes()
-        {
-            return maxFrameBytes;
-        }
-
-        public Context heartbeatIntervalMs(final int v)
-        {
-            heartbeatIntervalMs = v;
-            return this;
-        }
-
-        public int heartbeatIntervalMs()
-        {
-            return heartbeatIntervalMs;
-        }
-
-        public Context loginTimeoutMs(final int v)
-        {
-            loginTimeoutMs = v;
-            return this;
-        }
-
-        public int loginTimeoutMs()
-        {
-            return loginTimeoutMs;
-        }
-
-        /** How long a renter's workload log request waits for the agent of the lease's machine. */
-        public Context workloadLogTimeoutMs(final long v)
-        {
-            workloadLogTimeoutMs = v;
-            return this;
-        }
-
-        public long workloadLogTimeoutMs()
-        {
-            return workloadLogTimeoutMs;
-        }
-
-        public Context authWindowMs(final long v)
-        {
-            authWindowMs = v;
-            return this;
-        }
-
-        public Context ratePerSecond(final long v)
-        {
-            ratePerSecond = v;
-            return this;
-        }
-
-        public long ratePerSecond()
-        {
-            return ratePerSecond;
-        }
-
-        public Context rateBurst(final long v)
-        {
-            rateBurst = v;
-            return this;
-        }
-
-        public long rateBurst()
-        {
-            return rateBurst;
-        }
-
-        /** Sessions one account may have open at once. */
-        public Context maxSessionsPerAccount(final int v)
-        {
-            maxSessionsPerAccount = v;
-            return this;
-        }
-
-        public int maxSessionsPerAccount()
-        {
-            return maxSessionsPerAccount;
-        }
-
-        /** Sessions the server holds open in all. */
-        public Context maxSessions(final int v)
-        {
-            maxSessions = v;
-            return this;
-        }
-
-        public int maxSessions()
-        {
-            return maxSessions;
-        }
-
-        /** Market-data sessions (Login key_id 0: no key, market data only) the server holds open in all; 0: none. */
-        public Context maxMarketDataSessions(final int v)
-        {
-            maxMarketDataSessions = v;
-            return this;
-        }
-
-        public int maxMarketDataSessions()
-        {
-            return maxMarketDataSessions;
-        }
-
-        /** Failed logins allowed at once per source address and per key id. */
-        public Context loginFailureBurst(final int v)
-        {
-            loginFailureBurst = v;
-            return this;
-        }
-
-        /** How many failed logins a second come back to an address's and a key's allowance. */
-        public Context loginFailuresPerSecond(final int v)
-        {
-            loginFailuresPerSecond = v;
-            return this;
-        }
-
-        /** The clock of the gateway's own timing (the login throttle, each session's rate limit); tests move it by hand. */
-        public Context nanoClock(final NanoClock v)
-        {
-            nanoClock = v;
-            return this;
-        }
-
-        public NanoClock nanoClock()
-        {
-            return nanoClock;
-        }
-
-        public Context outboundHighWaterBytes(final int v)
-        {
-            outboundHighWaterBytes = v;
-            return this;
-        }
-
-        /** Resends one account may have in progress; a Login asking for one more is refused (TOO_MANY_RESENDS). */
-        public Context maxResendsPerAccount(final int v)
-        {
-            maxResendsPerAccount = v;
-            return this;
-        }
-
-        public int maxResendsPerAccount()
-        {
-            return maxResendsPerAccount;
-        }
-
-        /** Resends the gateway may have in progress in all; a Login asking for one more is refused (TOO_MANY_RESENDS). */
-        public Context maxResends(final int v)
-        {
-            maxResends = v;
-            return this;
-        }
-
-        public int maxResends()
-        {
-            return maxResends;
-        }
-
-        public Context tickIntervalMs(final long v)
-        {
-            tickIntervalMs = v;
-            return this;
-        }
-
-        public Context snapshotEvery(final long v)
-        {
-            snapshotEvery = v;
-            return this;
-        }
-
-        public long tickIntervalMs()
-        {
-            return tickIntervalMs;
-        }
-
-        public long snapshotEvery()
-        {
-            return snapshotEvery;
-        }
-
-        public long minFreeBytes()
-        {
-            return minFreeBytes;
-        }
-
-        /**
-         * True (the default): the exchange core and the egress run on the gateway's event loop, so a
-         * command crosses no thread from its socket to the engine and back ({@link SharedLoop}); false:
-         * a core thread and an egress thread of their own.
-         */
-        public Context sharedLoop(final boolean v)
-        {
-            sharedLoop = v;
-            return this;
-        }
-
-        /** With the shared loop: how long the loop keeps polling its sockets without blocking after it last had work. */
-        public Context spinMicros(final long v)
-        {
-            spinMicros = v;
-            return this;
-        }
-
-        /** The exchange's clock: the time stamped on commands (see {@link ScaledEpochClock}). */
-        public Context clock(final EpochClock v)
-        {
-            clock = v;
-            return this;
-        }
-
-        /** The wall clock that Login timestamps are checked against (the exchange's clock may be scaled). */
-        public Context authClock(final EpochClock v)
-        {
-            authClock = v;
-            return this;
-        }
-
-        public Context log(final Consumer<String> v)
-        {
-            log = v;
-            return this;
-        }
-
-        /** TLS on every connection (an {@link io.netty.handler.ssl.SslHandler} first in its pipeline); null: plain TCP. */
-        public Context tls(final ServerTls v)
-        {
-            tls = v;
-            return this;
-        }
-
-        public ServerTls tls()
-        {
-            return tls;
-        }
-
-        /**
-         * Whether plain TCP may listen on an address other than loopback; default false: without
-         * {@link #tls(ServerTls)} such a bind is refused before anything is opened.
-         */
-        public Context allowPlaintext(final boolean v)
-        {
-            allowPlaintext = v;
-            return this;
-        }
-
-        /** Serve the counters for Prometheus on this port (0: any free one); -1, the default: no metrics endpoint. */
-        public Context metricsPort(final int v)
-        {
-            metricsPort = v;
-            return this;
-        }
-
-        /** Serve the web dashboard on this port (0: any free one); -1, the default: no dashboard. */
-        public Context httpPort(final int v)
-        {
-            httpPort = v;
-            return this;
-        }
-
-        /** The address the web dashboard listens on (default {@value GatewayConfiguration#HTTP_BIND_DEFAULT}). */
-        public Context httpBind(final String v)
-        {
-            httpBind = v;
-            return this;
-        }
-
-        /** The address the metrics endpoint listens on (default {@value GatewayConfiguration#METRICS_BIND_DEFAULT}). */
-        public Context metricsBind(final String v)
-        {
-            metricsBind = v;
-            return this;
-        }
-
-        Context conclude()
-        {
-            if (tls == null && !allowPlaintext && !isLoopback(bind))
-            {
-                throw new IllegalArgumentException("refusing plain TCP on " + bind + ": it is not a loopback address, so " +
-                    "logins and orders would cross the network unencrypted; give --tls-cert and --tls-key (or " +
-                    "--tls-self-signed), or --allow-plaintext");
-            }
-            atLeast("maxFrameBytes", maxFrameBytes, 256);
-            atLeast("heartbeatIntervalMs", heartbeatIntervalMs, 10);
-            atLeast("loginTimeoutMs", loginTimeoutMs, 10);
-            atLeast("workloadLogTimeoutMs", workloadLogTimeoutMs, 1);
-            atLeast("ratePerSecond", ratePerSecond, 1);
-            atLeast("rateBurst", rateBurst, 1);
-            atLeast("outboundHighWaterBytes", outboundHighWaterBytes, 64 * 1024);
-            atLeast("spinMicros", spinMicros, 0);
-            if (metricsPort < -1 || metricsPort > 65535)
-            {
-                throw new IllegalArgumentException("metrics port " + metricsPort + " is out of range: 0 (any free one) to 65535");
-            }
-            if (httpPort < -1 || httpPort > 65535)
-            {
-                throw new IllegalArgumentException("http port " + httpPort + " is out of range: 0 (any free one) to 65535");
-            }
-            if (port < 0 || port > 65535)
-            {
-                throw new IllegalArgumentException("port " + port + " is out of range: 0 (any free one) to 65535");
-            }
-            atLeast("maxResendsPerAccount", maxResendsPerAccount, 1);
-            atLeast("maxResends", maxResends, 1);
-            atLeast("maxMarketDataSessions", maxMarketDataSessions, 0);
-            if (maxSessionsPerAccount < 1 || maxSessions < 1 || loginFailureBurst < 1 || loginFailuresPerSecond < 1)
-            {
-                throw new IllegalArgumentException("the session limits and the login throttle's burst and rate must be " +
-                    "at least 1 (sessions per account " + maxSessionsPerAccount + ", sessions " + maxSessions +
-                    ", login failure burst " + loginFailureBurst + ", login failures a second " + loginFailuresPerSecond + ")");
-            }
-            return this;
-        }
-
-        private static void atLeast(final String setting, final long value, final long min)
-        {
-            if (value < min)
-            {
-                throw new IllegalArgumentException(setting + " " + value + " is out of range: at least " + min);
-            }
-        }
-    }
-
-    /** Whether {@code address} is a loopback address (a name is looked up). */
-    static boolean isLoopback(final String address)
-    {
-        try
-        {
-            return InetAddress.getByName(address).isLoopbackAddress();
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalArgumentException("cannot listen on " + address + ": unknown host");
-        }
-    }
 
     /** A key made at this start (the bootstrap admin key of a fresh exchange). */
     public record Key(String account, long keyId, String secret)
@@ -548,7 +103,7 @@ public final class Exchange implements AutoCloseable
     /** The pipeline name of the request decoder in front of the connection's handler. */
     static final String DECODER = "protobufDecoder";
 
-    final Context ctx;
+    final ExchangeContext ctx;
     final Consumer<String> log;
     final EpochClock clock;
     final EpochClock authClock;
@@ -590,24 +145,24 @@ public final class Exchange implements AutoCloseable
     private final DataDirectoryLock dataLock;
     private volatile boolean closed;
 
-    private Exchange(final Context ctx) throws IOException, InterruptedException
+    private Exchange(final ExchangeContext ctx) throws IOException, InterruptedException
     {
         this.ctx = ctx.conclude();
-        this.log = ctx.log;
-        this.clock = ctx.clock;
-        this.authClock = ctx.authClock;
-        final List<Command> config = ExchangeConfig.read(ctx.configFile);
-        dataLock = DataDirectoryLock.acquire(ctx.dataDir);
-        if (ctx.tls == null && !isLoopback(ctx.bind))
+        this.log = ctx.log();
+        this.clock = ctx.clock();
+        this.authClock = ctx.authClock();
+        final List<Command> config = ExchangeConfig.read(ctx.configFile());
+        dataLock = DataDirectoryLock.acquire(ctx.dataDir());
+        if (ctx.tls() == null && !ExchangeContext.isLoopback(ctx.bind()))
         {
-            log.accept("warning: plain TCP on " + ctx.bind + " (--allow-plaintext): logins, orders and fills cross the " +
+            log.accept("warning: plain TCP on " + ctx.bind() + " (--allow-plaintext): logins, orders and fills cross the " +
                 "network unencrypted");
         }
         final boolean epoll = Epoll.isAvailable();
         final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        if (ctx.sharedLoop)
+        if (ctx.sharedLoop())
         {
-            sharedLoop = new SharedLoop(io, TimeUnit.MICROSECONDS.toNanos(ctx.spinMicros));
+            sharedLoop = new SharedLoop(io, TimeUnit.MICROSECONDS.toNanos(ctx.spinMicros()));
             workerGroup = new MultiThreadIoEventLoopGroup(1, sharedLoop);
         }
         else
@@ -629,7 +184,7 @@ public final class Exchange implements AutoCloseable
         try
         {
             // only once the port is had: a start that cannot listen leaves nothing in the data directory
-            exchangeCounters = ExchangeCounters.inFile(ctx.dataDir, System.currentTimeMillis());
+            exchangeCounters = ExchangeCounters.inFile(ctx.dataDir(), System.currentTimeMillis());
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -642,33 +197,33 @@ public final class Exchange implements AutoCloseable
         WorkloadRelay startingWorkloads = null;
         try
         {
-            final byte[] masterKey = Authenticator.loadOrCreateMasterKey(ctx.dataDir);
-            authenticator = new Authenticator(masterKey, directory, ctx.authWindowMs);
-            loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond, ctx.loginFailureBurst, ctx.nanoClock,
+            final byte[] masterKey = Authenticator.loadOrCreateMasterKey(ctx.dataDir());
+            authenticator = new Authenticator(masterKey, directory, ctx.authWindowMs());
+            loginThrottle = new LoginThrottle(ctx.loginFailuresPerSecond(), ctx.loginFailureBurst(), ctx.nanoClock(),
                 LOGIN_LOG_INTERVAL_MS, log, counters);
-            sessions = new SessionRegistry(ctx.maxSessionsPerAccount, ctx.maxSessions, ctx.maxMarketDataSessions,
+            sessions = new SessionRegistry(ctx.maxSessionsPerAccount(), ctx.maxSessions(), ctx.maxMarketDataSessions(),
                 counters.sessions);
             egress = new Egress(this::eventReader, directory, new CompletedRequests(directory, pendingKeys, authenticator),
-                new Egress.ResendLimits(ctx.maxResendsPerAccount, ctx.maxResends, ctx.outboundHighWaterBytes), log);
+                new Egress.ResendLimits(ctx.maxResendsPerAccount(), ctx.maxResends(), ctx.outboundHighWaterBytes()), log);
             egress.counters(counters);
-            tradeTape = ctx.httpPort >= 0 ? new Dashboard.TradeTape() : null;
+            tradeTape = ctx.httpPort() >= 0 ? new Dashboard.TradeTape() : null;
             egress.tradeTap(tradeTape);
             final MarketData marketData = new MarketData((marketId, update) ->
                 egress.put(new Egress.MarketUpdate(marketId, update)));
             queries = new Queries(directory, marketData, telemetry);
             queries.egress(egress);
-            final OfferBoard offerBoard = new OfferBoard(ctx.nanoClock, OFFERS_MIN_INTERVAL_NS, OFFERS_MAX_AGE_NS);
-            offers = new OfferQueries(directory, telemetry, offerBoard, ctx.clock);
+            final OfferBoard offerBoard = new OfferBoard(ctx.nanoClock(), OFFERS_MIN_INTERVAL_NS, OFFERS_MAX_AGE_NS);
+            offers = new OfferQueries(directory, telemetry, offerBoard, ctx.clock());
             final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
-                .dataDir(ctx.dataDir)
-                .durability(ctx.durability)
-                .minFreeBytes(ctx.minFreeBytes)
-                .tickIntervalMs(ctx.tickIntervalMs)
-                .snapshotEvery(ctx.snapshotEvery)
+                .dataDir(ctx.dataDir())
+                .durability(ctx.durability())
+                .minFreeBytes(ctx.minFreeBytes())
+                .tickIntervalMs(ctx.tickIntervalMs())
+                .snapshotEvery(ctx.snapshotEvery())
                 .announceRestart(true)
                 .counters(exchangeCounters)
-                .clock(ctx.clock)
-                .log(ctx.log);
+                .clock(ctx.clock())
+                .log(ctx.log());
             final CorePublisher core;
             if (sharedLoop != null)
             {
@@ -685,8 +240,8 @@ public final class Exchange implements AutoCloseable
             core.egress(egress);
             pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
             sessionCommands = new SessionCommands(pipeline, workerGroup, () -> closed);
-            startingWorkloads = new WorkloadRelay(ctx.dataDir, masterKey, pipeline::tryPublishQuery, egress,
-                sessions::sessions, ctx.clock, ctx.workloadLogTimeoutMs, log);
+            startingWorkloads = new WorkloadRelay(ctx.dataDir(), masterKey, pipeline::tryPublishQuery, egress,
+                sessions::sessions, ctx.clock(), ctx.workloadLogTimeoutMs(), log);
             startingWorkloads.counters(counters);
             workloads = startingWorkloads;
             bootstrapKey = recoverAndBootstrap(core, config);
@@ -709,7 +264,7 @@ public final class Exchange implements AutoCloseable
         workerGroup.next().scheduleAtFixedRate(counters.requestNs::sample, 1, 1, TimeUnit.SECONDS);
         // accept connections only now: the exchange has recovered and a fresh one has its admin key
         serverChannel.config().setAutoRead(true);
-        log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls != null ? " over TLS" : "") +
+        log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls() != null ? " over TLS" : "") +
             (epoll ? " (epoll" : " (nio") +
             (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
     }
@@ -717,17 +272,17 @@ public final class Exchange implements AutoCloseable
     /** The web dashboard, if asked for; a port that cannot be had stops the start, with everything closed. */
     private Dashboard startDashboard() throws IOException
     {
-        if (ctx.httpPort < 0)
+        if (ctx.httpPort() < 0)
         {
             return null;
         }
         try
         {
-            final Dashboard started = Dashboard.create(ctx.httpBind, ctx.httpPort,
+            final Dashboard started = Dashboard.create(ctx.httpBind(), ctx.httpPort(),
                 new DashboardSources(pipeline, egress, loginThrottle, directory, authenticator, telemetry),
                 tradeTape, exchangeCounters.reader(), SystemEpochClock.INSTANCE, log);
             started.start();
-            log.accept("dashboard on http://" + ctx.httpBind + ":" + started.port() + "/");
+            log.accept("dashboard on http://" + ctx.httpBind() + ":" + started.port() + "/");
             return started;
         }
         catch (final IOException ex)
@@ -744,15 +299,15 @@ public final class Exchange implements AutoCloseable
     /** The metrics endpoint, if asked for; a port that cannot be had stops the start, with everything closed. */
     private MetricsEndpoint startMetrics() throws IOException
     {
-        if (ctx.metricsPort < 0)
+        if (ctx.metricsPort() < 0)
         {
             return null;
         }
         try
         {
-            final MetricsEndpoint endpoint = MetricsEndpoint.start(ctx.metricsBind, ctx.metricsPort, exchangeCounters.reader(),
+            final MetricsEndpoint endpoint = MetricsEndpoint.start(ctx.metricsBind(), ctx.metricsPort(), exchangeCounters.reader(),
                 SystemEpochClock.INSTANCE);
-            log.accept("metrics on http://" + ctx.metricsBind + ":" + endpoint.port() + "/metrics");
+            log.accept("metrics on http://" + ctx.metricsBind() + ":" + endpoint.port() + "/metrics");
             return endpoint;
         }
         catch (final IOException ex)
@@ -778,13 +333,13 @@ public final class Exchange implements AutoCloseable
             .childOption(ChannelOption.RECVBUF_ALLOCATOR,
                 new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(sharedLoop != null ? 1 : 16))
             .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                new WriteBufferWaterMark(ctx.outboundHighWaterBytes / 2, ctx.outboundHighWaterBytes))
+                new WriteBufferWaterMark(ctx.outboundHighWaterBytes() / 2, ctx.outboundHighWaterBytes()))
             .childHandler(new ExchangeInitializer(this, connections));
-        final io.netty.channel.ChannelFuture bound = b.bind(new InetSocketAddress(ctx.bind, ctx.port)).await();
+        final io.netty.channel.ChannelFuture bound = b.bind(new InetSocketAddress(ctx.bind(), ctx.port())).await();
         if (!bound.isSuccess())
         {
             final Throwable cause = bound.cause();
-            final java.net.BindException ex = new java.net.BindException("cannot listen on " + ctx.bind + ":" + ctx.port + ": " +
+            final java.net.BindException ex = new java.net.BindException("cannot listen on " + ctx.bind() + ":" + ctx.port() + ": " +
                 bindProblem(cause));
             ex.initCause(cause);
             throw ex;
@@ -836,7 +391,7 @@ public final class Exchange implements AutoCloseable
     }
 
     /** Recovers the exchange from its data directory and opens the gateway. */
-    public static Exchange start(final Context ctx) throws IOException, InterruptedException
+    public static Exchange start(final ExchangeContext ctx) throws IOException, InterruptedException
     {
         return new Exchange(ctx);
     }

@@ -30,7 +30,7 @@ final class ExchangeInitializer extends ChannelInitializer<SocketChannel>
     @Override
     protected void initChannel(final SocketChannel ch)
     {
-        final Exchange.Context ctx = exchange.ctx;
+        final ExchangeContext ctx = exchange.ctx;
         connections.add(ch);
         exchange.counters.connections.increment();
         ch.closeFuture().addListener(f -> exchange.counters.connections.getAndAdd(-1));

@@ -164,7 +164,7 @@ public final class ServerMain implements Callable<Integer>
     public Integer call() throws Exception
     {
         checkOptions();
-        final Exchange.Context ctx = new Exchange.Context()
+        final ExchangeContext ctx = new ExchangeContext()
             .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20)
             .bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
             .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros)

@@ -178,7 +178,7 @@ class DashboardTest
     @Test
     void anHttpPortInUseFailsTheStartInOneLine() throws Exception
     {
-        TestExchange.assertPortInUseFailsTheStart(Exchange.Context::httpPort, "cannot serve the dashboard", "--http-port",
+        TestExchange.assertPortInUseFailsTheStart(ExchangeContext::httpPort, "cannot serve the dashboard", "--http-port",
             Exchange::httpPort);
     }
 

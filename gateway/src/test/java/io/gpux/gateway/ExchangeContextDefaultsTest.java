@@ -26,14 +26,14 @@ class ExchangeContextDefaultsTest
         System.setProperty(PipelineConfiguration.SNAPSHOT_EVERY_PROP, "2000");
         System.setProperty(PipelineConfiguration.MIN_FREE_BYTES_PROP, String.valueOf(5L << 20));
         assertSameCoreDefaults();
-        assertEquals(40, new Exchange.Context().tickIntervalMs());
-        assertEquals(2000, new Exchange.Context().snapshotEvery());
-        assertEquals(5L << 20, new Exchange.Context().minFreeBytes());
+        assertEquals(40, new ExchangeContext().tickIntervalMs());
+        assertEquals(2000, new ExchangeContext().snapshotEvery());
+        assertEquals(5L << 20, new ExchangeContext().minFreeBytes());
     }
 
     private static void assertSameCoreDefaults()
     {
-        final Exchange.Context exchange = new Exchange.Context();
+        final ExchangeContext exchange = new ExchangeContext();
         final ExchangePipeline.Context pipeline = new ExchangePipeline.Context();
         assertEquals(pipeline.tickIntervalMs(), exchange.tickIntervalMs());
         assertEquals(pipeline.snapshotEvery(), exchange.snapshotEvery());

@@ -44,7 +44,7 @@ class ExtremeValuesTest
         }
         assertFalse(ex.exchange.pipeline().failed(), "the exchange core stopped");
         ex.exchange.close();
-        try (Exchange again = Exchange.start(new Exchange.Context().dataDir(ex.dir).port(0).log(line -> { })))
+        try (Exchange again = Exchange.start(new ExchangeContext().dataDir(ex.dir).port(0).log(line -> { })))
         {
             assertFalse(again.pipeline().failed());
         }

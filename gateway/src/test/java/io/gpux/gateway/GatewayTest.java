@@ -48,7 +48,7 @@ class GatewayTest
 
     Exchange start() throws Exception
     {
-        return Exchange.start(new Exchange.Context().dataDir(dir).port(0).heartbeatIntervalMs(1500).loginTimeoutMs(1000)
+        return Exchange.start(new ExchangeContext().dataDir(dir).port(0).heartbeatIntervalMs(1500).loginTimeoutMs(1000)
             .sharedLoop(sharedLoop()).log(line -> { }));
     }
 
@@ -202,7 +202,7 @@ class GatewayTest
         }
         exchange.close();
         final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir).port(0).heartbeatIntervalMs(1500).loginTimeoutMs(1000)
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir).port(0).heartbeatIntervalMs(1500).loginTimeoutMs(1000)
             .sharedLoop(sharedLoop()).log(log::add));
         final String started = log.stream().filter(l -> l.startsWith("egress: tailing")).findFirst().orElseThrow();
         final java.util.regex.Matcher read = java.util.regex.Pattern.compile("\\((\\d+) documents read\\)").matcher(started);

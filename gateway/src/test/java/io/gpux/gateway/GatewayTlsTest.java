@@ -55,17 +55,17 @@ class GatewayTlsTest
     {
         final Path data = dir.resolve("data");
         final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> Exchange.start(
-            new Exchange.Context().dataDir(data).bind("0.0.0.0").port(0).log(line -> { })));
+            new ExchangeContext().dataDir(data).bind("0.0.0.0").port(0).log(line -> { })));
         assertEquals("refusing plain TCP on 0.0.0.0: it is not a loopback address, so logins and orders would cross the " +
             "network unencrypted; give --tls-cert and --tls-key (or --tls-self-signed), or --allow-plaintext",
             refused.getMessage());
         assertFalse(Files.exists(data), "nothing made, nothing bound");
 
         // allowed by the flag, or with TLS; loopback is always allowed (checked without binding)
-        new Exchange.Context().bind("0.0.0.0").allowPlaintext(true).conclude();
-        new Exchange.Context().bind("localhost").conclude();
-        new Exchange.Context().bind("::1").conclude();
-        assertThrows(IllegalArgumentException.class, () -> new Exchange.Context().bind("::").conclude());
+        new ExchangeContext().bind("0.0.0.0").allowPlaintext(true).conclude();
+        new ExchangeContext().bind("localhost").conclude();
+        new ExchangeContext().bind("::1").conclude();
+        assertThrows(IllegalArgumentException.class, () -> new ExchangeContext().bind("::").conclude());
     }
 
     private static SSLSocket tlsSocket(final ServerTls tls, final int port) throws Exception

@@ -110,7 +110,7 @@ class MetricsEndpointTest
     @Test
     void aMetricsPortInUseFailsTheStartInOneLineAndLeavesTheDirectoryFree() throws Exception
     {
-        TestExchange.assertPortInUseFailsTheStart(Exchange.Context::metricsPort, "cannot serve metrics", "--metrics-port",
+        TestExchange.assertPortInUseFailsTheStart(ExchangeContext::metricsPort, "cannot serve metrics", "--metrics-port",
             Exchange::metricsPort);
     }
 

@@ -61,7 +61,7 @@ class PublicMarketDataTest
 
     private Exchange start(final int maxMarketDataSessions) throws Exception
     {
-        return Exchange.start(new Exchange.Context().dataDir(dir).port(0).bind("127.0.0.1").clock(now::get).sharedLoop(sharedLoop())
+        return Exchange.start(new ExchangeContext().dataDir(dir).port(0).bind("127.0.0.1").clock(now::get).sharedLoop(sharedLoop())
             .heartbeatIntervalMs(5_000).loginTimeoutMs(5_000).maxMarketDataSessions(maxMarketDataSessions).log(line -> { }));
     }
 
@@ -219,7 +219,7 @@ class PublicMarketDataTest
     @Test
     void aMarketDataSessionIsRateLimitedLikeAnyOther() throws Exception
     {
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir).port(0).bind("127.0.0.1").ratePerSecond(1).rateBurst(3)
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir).port(0).bind("127.0.0.1").ratePerSecond(1).rateBurst(3)
             .sharedLoop(sharedLoop()).heartbeatIntervalMs(5_000).log(line -> { }));
         try (RawConnection c = marketDataLogin())
         {

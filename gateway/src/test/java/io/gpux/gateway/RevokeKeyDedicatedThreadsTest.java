@@ -4,7 +4,7 @@ package io.gpux.gateway;
 class RevokeKeyDedicatedThreadsTest extends RevokeKeyTest
 {
     @Override
-    Exchange.Context settings(final Exchange.Context ctx)
+    ExchangeContext settings(final ExchangeContext ctx)
     {
         return ctx.sharedLoop(false);
     }

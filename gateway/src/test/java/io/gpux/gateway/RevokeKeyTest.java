@@ -44,7 +44,7 @@ class RevokeKeyTest
     }
 
     /** The exchange's settings: the default thread layout here. */
-    Exchange.Context settings(final Exchange.Context ctx)
+    ExchangeContext settings(final ExchangeContext ctx)
     {
         return ctx;
     }

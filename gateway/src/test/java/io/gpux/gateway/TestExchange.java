@@ -45,16 +45,16 @@ final class TestExchange implements AutoCloseable
     final Key admin;
     final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
 
-    private TestExchange(final Path dir, final UnaryOperator<Exchange.Context> settings) throws Exception
+    private TestExchange(final Path dir, final UnaryOperator<ExchangeContext> settings) throws Exception
     {
         this.dir = dir;
-        exchange = Exchange.start(settings.apply(new Exchange.Context().dataDir(dir).port(0).bind("127.0.0.1")
+        exchange = Exchange.start(settings.apply(new ExchangeContext().dataDir(dir).port(0).bind("127.0.0.1")
             .log(log::add)));
         assertNotNull(exchange.bootstrapKey(), "a fresh exchange makes an admin key");
         admin = new Key(exchange.bootstrapKey().keyId(), exchange.bootstrapKey().secret());
     }
 
-    static TestExchange start(final UnaryOperator<Exchange.Context> settings) throws Exception
+    static TestExchange start(final UnaryOperator<ExchangeContext> settings) throws Exception
     {
         final Path dir = Files.createTempDirectory("gpux-gateway-test");
         try
@@ -146,18 +146,18 @@ final class TestExchange implements AutoCloseable
      * BindException whose message starts with {@code reason} and whose one line for the user ends by
      * naming {@code option}; it leaves the data directory free for a start on a free port (0).
      */
-    static void assertPortInUseFailsTheStart(final BiFunction<Exchange.Context, Integer, Exchange.Context> withPort,
+    static void assertPortInUseFailsTheStart(final BiFunction<ExchangeContext, Integer, ExchangeContext> withPort,
         final String reason, final String option, final ToIntFunction<Exchange> portOf) throws Exception
     {
         final Path data = Files.createTempDirectory("gpux-port-test");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")))
         {
-            final BindException ex = assertThrows(BindException.class, () -> Exchange.start(withPort.apply(new Exchange.Context()
+            final BindException ex = assertThrows(BindException.class, () -> Exchange.start(withPort.apply(new ExchangeContext()
                 .dataDir(data).port(0).bind("127.0.0.1").log(s -> { }), taken.getLocalPort())));
             assertTrue(ex.getMessage().startsWith(reason + " on 127.0.0.1:" + taken.getLocalPort()), ex.getMessage());
             final String line = ServerMain.startFailure(ex, data);
             assertTrue(line.endsWith("choose another " + option), line);
-            try (Exchange again = Exchange.start(withPort.apply(new Exchange.Context().dataDir(data).port(0).bind("127.0.0.1")
+            try (Exchange again = Exchange.start(withPort.apply(new ExchangeContext().dataDir(data).port(0).bind("127.0.0.1")
                 .log(s -> { }), 0)))
             {
                 assertTrue(portOf.applyAsInt(again) > 0, "the failed start left the directory free");

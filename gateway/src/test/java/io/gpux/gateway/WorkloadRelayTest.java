@@ -59,7 +59,7 @@ class WorkloadRelayTest
 
     Exchange start(final long logTimeoutMs) throws Exception
     {
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir).port(0).bind("127.0.0.1").heartbeatIntervalMs(5_000)
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir).port(0).bind("127.0.0.1").heartbeatIntervalMs(5_000)
             .workloadLogTimeoutMs(logTimeoutMs).log(line -> { }));
         return exchange;
     }

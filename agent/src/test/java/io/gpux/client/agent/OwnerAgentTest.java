@@ -10,6 +10,7 @@ import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.common.Money;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.CreateAccount;
@@ -95,9 +96,9 @@ class OwnerAgentTest
      * An exchange with a generous session heartbeat: the gateway drops a connection that sends nothing
      * for two intervals before its Login, which a cold client on a busy 2-core machine can miss.
      */
-    static Exchange.Context exchangeContext(final Path dataDir)
+    static ExchangeContext exchangeContext(final Path dataDir)
     {
-        return new Exchange.Context().dataDir(dataDir).heartbeatIntervalMs(5_000).loginTimeoutMs(10_000).log(line -> { });
+        return new ExchangeContext().dataDir(dataDir).heartbeatIntervalMs(5_000).loginTimeoutMs(10_000).log(line -> { });
     }
 
     @AfterEach

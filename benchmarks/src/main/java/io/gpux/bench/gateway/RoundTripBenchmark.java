@@ -9,6 +9,7 @@ import io.gpux.client.GpuxClient;
 import io.gpux.client.SpinningLoop;
 import io.gpux.core.pipeline.Durability;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Configure;
 import io.gpux.proto.v1.CreateMarket;
@@ -114,7 +115,7 @@ public final class RoundTripBenchmark implements Callable<Integer>
 
         InProcess(final Path data) throws Exception
         {
-            exchange = Exchange.start(new Exchange.Context().dataDir(data).port(0).durability(durability)
+            exchange = Exchange.start(new ExchangeContext().dataDir(data).port(0).durability(durability)
                 .snapshotEvery(0).ratePerSecond(rateLimit()).rateBurst(burstLimit())
                 .sharedLoop(layout == Layout.SHARED).log(line -> { }));
         }

@@ -6,6 +6,7 @@ import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.core.pipeline.Durability;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Configure;
 import io.gpux.proto.v1.CreateAccount;
@@ -160,7 +161,7 @@ public final class ResendStall implements Callable<Integer>
             for (final boolean shared : layouts == Layouts.BOTH ? new boolean[] {true, false} :
                 new boolean[] {layouts == Layouts.SHARED})
             {
-                try (Exchange exchange = Exchange.start(new Exchange.Context().dataDir(data).port(0)
+                try (Exchange exchange = Exchange.start(new ExchangeContext().dataDir(data).port(0)
                     .durability(Durability.ASYNC).snapshotEvery(0).ratePerSecond(100_000_000).rateBurst(10_000_000)
                     .maxSessionsPerAccount(1_000).metricsPort(0).sharedLoop(shared).log(line -> { })))
                 {

@@ -12,6 +12,7 @@ import io.gpux.client.agent.workload.WorkloadSupervisorContext;
 import io.gpux.client.workload.WorkloadSpec;
 import io.gpux.client.workload.WorkloadSpecs;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.CreateAccount;
 import io.gpux.proto.v1.CreateKey;
@@ -77,7 +78,7 @@ public final class ExchangeReadiness
         final long intervalMs = args.length > 2 ? Long.parseLong(args[2]) : 5_000;
         final Path dir = Files.createTempDirectory("gpux-exchange-readiness");
         final String load = Files.readString(Path.of("/proc/loadavg")).trim();
-        try (Exchange exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("exchange")).port(0).log(line -> { })))
+        try (Exchange exchange = Exchange.start(new ExchangeContext().dataDir(dir.resolve("exchange")).port(0).log(line -> { })))
         {
             final int port = exchange.port();
             final String[] ownerKey;

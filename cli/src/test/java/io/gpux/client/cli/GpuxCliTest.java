@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.MachineHeartbeat;
 import io.gpux.proto.v1.Reason;
@@ -83,7 +84,7 @@ class GpuxCliTest
     {
         // a generous session heartbeat: the gateway drops a connection that sends nothing for two intervals
         // before its Login, which a cold client on a busy 2-core machine can miss
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).port(0).heartbeatIntervalMs(5_000)
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).port(0).heartbeatIntervalMs(5_000)
             .loginTimeoutMs(10_000).log(line -> { }));
         final Exchange.Key key = exchange.bootstrapKey();
         adminKey = Files.writeString(dir.resolve("admin.key"), key.keyId() + ":" + key.secret() + "\n").toString();

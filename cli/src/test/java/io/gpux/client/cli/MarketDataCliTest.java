@@ -10,6 +10,7 @@ import io.gpux.client.GpuxClient;
 import io.gpux.common.Money;
 import io.gpux.client.cli.GpuxCliTest.Run;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.CandleInterval;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.History;
@@ -61,7 +62,7 @@ class MarketDataCliTest
 
     private Exchange start() throws Exception
     {
-        return Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).port(0).clock(now::get)
+        return Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).port(0).clock(now::get)
             .heartbeatIntervalMs(5_000).loginTimeoutMs(10_000).log(line -> { }));
     }
 

@@ -10,6 +10,7 @@ import io.gpux.client.GpuxClient;
 import io.gpux.client.RequestFailedException;
 import io.gpux.client.cli.GpuxCliTest.Run;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.GpuTelemetry;
 import io.gpux.proto.v1.MachineHeartbeat;
@@ -57,7 +58,7 @@ class MarketSearchCliTest
     @BeforeAll
     static void startExchange() throws Exception
     {
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).port(0).heartbeatIntervalMs(5_000)
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).port(0).heartbeatIntervalMs(5_000)
             .loginTimeoutMs(10_000).clock(now::get).log(line -> { }));
         final Exchange.Key key = exchange.bootstrapKey();
         adminKey = Files.writeString(dir.resolve("admin.key"), key.keyId() + ":" + key.secret() + "\n").toString();

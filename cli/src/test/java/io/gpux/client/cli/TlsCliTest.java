@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.gateway.tls.Certificates;
 import io.gpux.gateway.tls.ServerTls;
 import java.io.PrintWriter;
@@ -43,7 +44,7 @@ class TlsCliTest
     {
         final ServerTls tls = ServerTls.selfSigned(dir.resolve("data"), List.of("localhost", "127.0.0.1"), Instant.now());
         fingerprint = tls.fingerprint();
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).port(0).tls(tls)
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).port(0).tls(tls)
             .heartbeatIntervalMs(5_000).loginTimeoutMs(10_000).log(line -> { }));
         final Exchange.Key key = exchange.bootstrapKey();
         adminKey = Files.writeString(dir.resolve("admin.key"), key.keyId() + ":" + key.secret() + "\n").toString();

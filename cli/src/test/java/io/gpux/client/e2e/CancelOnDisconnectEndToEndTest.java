@@ -4,6 +4,7 @@ import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.common.Money;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.CancelReason;
 import io.gpux.proto.v1.Envelope;
@@ -82,7 +83,7 @@ class CancelOnDisconnectEndToEndTest
     {
         final ConcurrentLinkedQueue<String> exchangeLog = new ConcurrentLinkedQueue<>();
         dump.register("exchange log", () -> String.join("\n", exchangeLog));
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).configFile(E2e.resource("quiet.scn", dir))
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).configFile(E2e.resource("quiet.scn", dir))
             .port(0).heartbeatIntervalMs(HEARTBEAT_MS).log(exchangeLog::add));
         final int port = exchange.port();
         final GpuxClient admin = connect(port, new E2e.Key(exchange.bootstrapKey().keyId(), exchange.bootstrapKey().secret()),

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.gpux.client.GpuxClient;
 import io.gpux.common.Money;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.Configure;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.MachineHeartbeat;
@@ -73,7 +74,7 @@ class DashboardBrowserTest
         assumeTrue(playwright != null, "playwright-core is missing: run .ci/run, or npm install playwright-core in .ci/, " +
             "or set GPUX_PLAYWRIGHT");
 
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).port(0).httpPort(0).log(line -> { }));
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).port(0).httpPort(0).log(line -> { }));
         assertTrue(exchange.httpPort() > 0, "the dashboard listens");
         final GpuxClient admin = E2e.connect(exchange.port(), new E2e.Key(exchange.bootstrapKey().keyId(),
             exchange.bootstrapKey().secret()), new Recorder("admin"));

@@ -4,6 +4,7 @@ import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.common.Money;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.MachineHeartbeat;
@@ -98,7 +99,7 @@ class ForcedDisconnectsEndToEndTest
     {
         final ConcurrentLinkedQueue<String> exchangeLog = new ConcurrentLinkedQueue<>();
         dump.register("exchange log", () -> String.join("\n", exchangeLog));
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).configFile(E2e.resource("quiet.scn", dir))
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).configFile(E2e.resource("quiet.scn", dir))
             .port(0).heartbeatIntervalMs(3000).log(exchangeLog::add));
         final E2e.Key adminKey = new E2e.Key(exchange.bootstrapKey().keyId(), exchange.bootstrapKey().secret());
         final int port = exchange.port();

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.gpux.client.GpuxClient;
 import io.gpux.common.Money;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Cancel;
@@ -127,7 +128,7 @@ class ResendLimitEndToEndTest
     {
         final ConcurrentLinkedQueue<String> exchangeLog = new ConcurrentLinkedQueue<>();
         dump.register("exchange log", () -> String.join("\n", exchangeLog));
-        final Exchange exchange = opened(Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).configFile(E2e.resource("quiet.scn", dir))
+        final Exchange exchange = opened(Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).configFile(E2e.resource("quiet.scn", dir))
             .port(0).heartbeatIntervalMs(HEARTBEAT_MS).maxResendsPerAccount(1).outboundHighWaterBytes(64 * 1024)
             .log(exchangeLog::add)));
         final int port = exchange.port();

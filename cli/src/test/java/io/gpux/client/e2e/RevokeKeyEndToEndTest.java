@@ -2,6 +2,7 @@ package io.gpux.client.e2e;
 
 import io.gpux.client.GpuxClient;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.RevokeKey;
@@ -52,7 +53,7 @@ class RevokeKeyEndToEndTest
     void aRevokedClientIsToldDisconnectedAndDoesNotComeBack() throws Exception
     {
         final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
-        exchange = Exchange.start(new Exchange.Context().dataDir(dir.resolve("data")).port(0).log(log::add));
+        exchange = Exchange.start(new ExchangeContext().dataDir(dir.resolve("data")).port(0).log(log::add));
         final int port = exchange.port();
         final GpuxClient admin = connect(port, new E2e.Key(exchange.bootstrapKey().keyId(), exchange.bootstrapKey().secret()),
             new Recorder("admin"));

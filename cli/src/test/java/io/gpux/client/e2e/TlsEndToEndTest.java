@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.gateway.Exchange;
+import io.gpux.gateway.ExchangeContext;
 import io.gpux.gateway.tls.Certificates;
 import io.gpux.gateway.tls.ServerTls;
 import io.gpux.proto.v1.AccountEvent;
@@ -76,7 +77,7 @@ class TlsEndToEndTest
 
     private static Exchange start(final String name, final ServerTls tls) throws Exception
     {
-        return Exchange.start(new Exchange.Context().dataDir(dir.resolve(name).resolve("data")).bind("127.0.0.1").port(0)
+        return Exchange.start(new ExchangeContext().dataDir(dir.resolve(name).resolve("data")).bind("127.0.0.1").port(0)
             .heartbeatIntervalMs(5_000).loginTimeoutMs(10_000).tls(tls).log(line -> { }));
     }
 
