@@ -1,30 +1,17 @@
 package io.gpux.gateway.egress;
 
 import io.gpux.engine.event.Event;
-import io.gpux.engine.event.EventType;
 import io.gpux.engine.event.RejectReason;
-import io.gpux.core.journal.EventCodec;
 import io.gpux.core.journal.Journal;
-import io.gpux.core.journal.RecordDescriptor;
 import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.LoginAccepted;
-import io.gpux.proto.v1.Portfolio;
-import io.gpux.proto.v1.Reason;
-import io.gpux.proto.v1.ResendComplete;
 import io.gpux.proto.v1.Response;
-import io.gpux.proto.v1.Role;
-import io.gpux.proto.v1.SessionErrorCode;
-import io.netty.buffer.ByteBuf;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -66,11 +53,14 @@ import java.util.function.Supplier;
  * <p>A session whose connection stops draining (its outbound buffer passes the high-water mark) is
  * sent SLOW_CONSUMER and closed; nothing here ever waits for a connection.
  *
- * <p>Each duty has its own class, and {@link #doWork()} calls them in order: {@link AccountNumbers}
- * (each account's last event number), {@link SessionTable} (the sessions by id, account and market, and
- * their output buffers), {@link Completions} (the commands finished, answered once their events are out)
- * {@link Resends} (the resends in progress, their turns and limits) and {@link HistoryLoader} (the price
- * history's loader after a start).
+ * <p>This class is the agent: its inbox of {@link Message}s from the other threads, its duty cycle and
+ * its lifecycle. Each duty has its own class, and {@link #doWork()} calls them in order: {@link EventTail}
+ * (the live tail of the event journal, routing each event to its sessions), {@link HistoryLoader} (the
+ * price history's loader after a start), {@link Attacher} (logins: LoginAccepted, the resend, the switch
+ * to the live stream), {@link Answers} (the commands finished, from {@link Completions}, and the deferred
+ * reads, answered once their events are out), {@link Resends} (the resends in progress, their turns and
+ * limits); {@link AccountNumbers} holds each account's last event number and {@link SessionTable} the
+ * sessions by id, account and market, and their output buffers.
  */
 public final class Egress implements Agent
 {
@@ -192,45 +182,26 @@ public final class Egress implements Agent
 
     private final ManyToOneConcurrentArrayQueue<Message> inbox = new ManyToOneConcurrentArrayQueue<>(1 << 16);
     private final Supplier<Journal.Reader> readerFactory;
-    private final Directory directory;
-    private final CompletionHook completionHook;
     private final Consumer<String> log;
-    private final EventCodec codec = new EventCodec();
-    private final byte[] record = new byte[RecordDescriptor.MAX_RECORD_LENGTH];
-    private final Event event = new Event();
-    private final long[] recipients = new long[2];
-    private final EventFrames frames;
-
-    private Journal.Reader reader;
-    private volatile long tailedEventSeq;
     /** Each account's last event number and that event's engine sequence. */
     private final AccountNumbers accounts = new AccountNumbers();
+    /** Candles and last prices from every trade of the journal, loaded from its start after each start of the gateway. */
+    private final PriceHistory history = new PriceHistory();
     /** Loads the price history from the journal after a start. */
     private final HistoryLoader historyLoader = new HistoryLoader(this::onTrade);
     /** The sessions attached, and their output buffers. */
     private final SessionTable sessions;
-    private final ArrayDeque<Deferred> waiting = new ArrayDeque<>();
     /** The resends in progress. */
     private final Resends resends;
-    private final Resends.Step advance = this::advance;
+    /** The live tail of the event journal. */
+    private final EventTail tail;
     /** The commands the core has finished, answered once their events are out. */
     private final Completions completions = new Completions();
-    private final Completions.Handler onCompleted = new Completions.Handler()
-    {
-        @Override
-        public void onCompleted(final long correlation, final long commandSeq, final RejectReason reject)
-        {
-            complete(correlation, commandSeq, reject);
-        }
-
-        @Override
-        public void onRefused(final long correlation, final String reason)
-        {
-            refused(correlation, reason);
-        }
-    };
-    /** Candles and last prices from every trade of the journal, loaded from its start after each start of the gateway. */
-    private final PriceHistory history = new PriceHistory();
+    /** The answers and reads waiting for their events. */
+    private final Answers answers;
+    /** Logins: LoginAccepted, the resend, the switch to the live stream. */
+    private final Attacher attacher;
+    private final Resends.Step advance;
     private TradeTap tradeTap;
     private volatile boolean caughtUp;
     private Runnable wake = () -> { };
@@ -246,13 +217,15 @@ public final class Egress implements Agent
         final ResendLimits resendLimits, final Consumer<String> log)
     {
         this.readerFactory = readerFactory;
-        this.directory = directory;
-        this.completionHook = completionHook;
+        this.log = log;
         this.resends = new Resends(resendLimits);
         this.sessions = new SessionTable(resends, log);
-        sessions.counters(counters);
-        this.log = log;
-        this.frames = new EventFrames(directory);
+        final EventFrames frames = new EventFrames(directory);
+        this.tail = new EventTail(sessions, accounts, historyLoader, this::onTrade, frames, log);
+        this.answers = new Answers(sessions, completions, historyLoader, history, completionHook);
+        this.attacher = new Attacher(sessions, accounts, resends, readerFactory, frames);
+        this.advance = attacher::advance;
+        counters(counters);
     }
 
     @Override
@@ -266,6 +239,8 @@ public final class Egress implements Agent
     {
         this.counters = counters;
         sessions.counters(counters);
+        tail.counters(counters);
+        answers.counters(counters);
     }
 
     /** Before the egress starts: also tell {@code tap} every trade, on this thread. */
@@ -345,7 +320,7 @@ public final class Egress implements Agent
     /** The engine sequence of the last event routed. */
     public long tailedEventSeq()
     {
-        return tailedEventSeq;
+        return tail.tailedEventSeq();
     }
 
     @Override
@@ -353,15 +328,13 @@ public final class Egress implements Agent
     {
         thread = Thread.currentThread();
         completions.readBy(thread);
-        reader = readerFactory.get();
-        tailedEventSeq = reader.startAtEnd(EventCodec::sequenceOf);
-        counters.egressEventSequence.setRelease(tailedEventSeq);
-        if (tailedEventSeq > 0)
+        final long tailed = tail.startAtEnd(readerFactory.get());
+        if (tailed > 0)
         {
             historyLoader.start(readerFactory.get());
         }
-        log.accept("egress: tailing the event journal after event " + tailedEventSeq + " (" +
-            reader.documentsRead() + " documents read)");
+        log.accept("egress: tailing the event journal after event " + tailed + " (" +
+            tail.documentsRead() + " documents read)");
         caughtUp = true;
     }
 
@@ -399,12 +372,13 @@ public final class Egress implements Agent
         try
         {
             int work = 0;
-            work += tail(TAIL_BATCH);
-            work += historyLoader.load(tailedEventSeq);
+            work += tail.tail(TAIL_BATCH);
+            final long tailed = tail.tailedEventSeq();
+            work += historyLoader.load(tailed);
             work += drainInbox(1024);
             work += completions.read();
-            work += releaseCompletions();
-            flush();
+            work += answers.release(tailed);
+            sessions.flush();
             return work;
         }
         finally
@@ -431,7 +405,7 @@ public final class Egress implements Agent
         try
         {
             final int work = resends.run(advance);
-            flush();
+            sessions.flush();
             return work;
         }
         finally
@@ -443,11 +417,12 @@ public final class Egress implements Agent
     /** Handles queued messages in order, stopping at an Attach whose events are not all tailed yet. */
     private int drainInbox(final int limit)
     {
+        final long tailed = tail.tailedEventSeq();
         int n = 0;
         Message m;
         while (n < limit && (m = inbox.peek()) != null)
         {
-            if (m instanceof Attach a && a.afterEventSeq() > tailedEventSeq)
+            if (m instanceof Attach a && a.afterEventSeq() > tailed)
             {
                 break;
             }
@@ -462,7 +437,7 @@ public final class Egress implements Agent
     {
         if (m instanceof Deferred d)
         {
-            waiting.addLast(d);
+            answers.defer(d);
         }
         else if (m instanceof Peek p)
         {
@@ -470,37 +445,19 @@ public final class Egress implements Agent
         }
         else if (m instanceof MarketUpdate u)
         {
-            final List<Session> list = sessions.subscribers(u.marketId());
-            if (list != null)
-            {
-                for (int i = 0; i < list.size(); i++)
-                {
-                    send(list.get(i), u.update());
-                }
-            }
+            sessions.sendToSubscribers(u.marketId(), u.update());
         }
         else if (m instanceof Direct d)
         {
-            final Session s = sessions.get(d.sessionId());
-            if (s != null)
-            {
-                send(s, d.envelope());
-            }
+            sessions.sendTo(d.sessionId(), d.envelope());
         }
         else if (m instanceof ToAccount t)
         {
-            final List<Session> list = sessions.ofAccount(t.accountId());
-            if (list != null)
-            {
-                for (int i = 0; i < list.size(); i++)
-                {
-                    send(list.get(i), t.envelope());
-                }
-            }
+            sessions.sendToAccount(t.accountId(), t.envelope());
         }
         else if (m instanceof Attach a)
         {
-            attach(a);
+            attacher.attach(a);
         }
         else if (m instanceof Detach d)
         {
@@ -508,360 +465,15 @@ public final class Egress implements Agent
         }
         else if (m instanceof Subscribed s)
         {
-            subscribe(s);
+            if (sessions.subscribe(s.session(), s.marketId()))
+            {
+                sessions.send(s.session(), s.snapshot());
+            }
         }
         else if (m instanceof Unsubscribed u)
         {
             sessions.unsubscribe(u.session(), u.marketId());
         }
-    }
-
-    /** Routes up to {@code max} events from the journal; returns how many. */
-    private int tail(final int max)
-    {
-        int n = 0;
-        while (n < max)
-        {
-            final int length = reader.next(record);
-            if (length < 0)
-            {
-                break;
-            }
-            System.arraycopy(record, 0, codec.bytes(), 0, length);
-            final String problem = codec.decode(length, event);
-            if (problem != null)
-            {
-                log.accept("egress: event journal record at document " + reader.index() + " does not decode: " + problem);
-                continue;
-            }
-            route(event);
-            tailedEventSeq = event.sequence;
-            n++;
-        }
-        if (n > 0)
-        {
-            counters.egressEventSequence.setRelease(tailedEventSeq);
-        }
-        return n;
-    }
-
-    private void route(final Event e)
-    {
-        if (e.type == EventType.TRADE)
-        {
-            if (!historyLoader.loading())
-            {
-                onTrade(e);
-            }
-            final List<Session> list = sessions.subscribers(e.marketId);
-            if (list != null)
-            {
-                for (int i = 0; i < list.size(); i++)
-                {
-                    final ByteBuf out = sessions.outgoing(list.get(i));
-                    if (out != null)
-                    {
-                        frames.trade(out, e);
-                    }
-                }
-            }
-            return;
-        }
-        final int count = EventRouter.recipients(e, recipients);
-        for (int i = 0; i < count; i++)
-        {
-            final long account = recipients[i];
-            final long seq = e.accountSeq(i);
-            if (seq == 0)
-            {
-                // an account the engine does not hold: no session of it can be logged in
-                continue;
-            }
-            accounts.onEvent(account, seq, e.sequence);
-            final List<Session> list = sessions.ofAccount(account);
-            if (list != null)
-            {
-                for (int j = 0; j < list.size(); j++)
-                {
-                    final Session s = list.get(j);
-                    if (s.live)
-                    {
-                        sendEvent(s, e, account, seq);
-                    }
-                }
-            }
-        }
-    }
-
-    private int releaseCompletions()
-    {
-        int n = completions.release(tailedEventSeq, onCompleted);
-        while (!waiting.isEmpty() && waiting.peekFirst().lastEventSeq() <= tailedEventSeq &&
-            !(historyLoader.loading() && waiting.peekFirst() instanceof HistoryRead))
-        {
-            final Deferred d = waiting.removeFirst();
-            if (d instanceof PortfolioAnswer p && sessions.contains(p.session().id))
-            {
-                final Portfolio.Builder portfolio = p.portfolio().encode()
-                    .setLastSeq(p.accountLastSeq());
-                send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(portfolio).build());
-            }
-            else if (d instanceof HistoryRead h && sessions.contains(h.session().id))
-            {
-                send(h.session(), h.answer().apply(history));
-            }
-            n++;
-        }
-        return n;
-    }
-
-    private void complete(final long correlation, final long commandSeq, final RejectReason reject)
-    {
-        final Session s = sessions.get(Session.sessionOf(correlation));
-        if (s == null)
-        {
-            return;
-        }
-        final int slot = Session.slotOf(correlation);
-        // the slot is read before it is given back: the event loop may take it again at once
-        final byte kind = s.kind(slot);
-        final long requestId = s.requestId(slot);
-        final long receivedNs = s.receivedNs(slot);
-        if (kind == Session.KIND_COMMAND)
-        {
-            // the common answer, written without building messages; the others go by the hook
-            s.completed();
-            final ByteBuf out = sessions.outgoing(s);
-            if (out != null)
-            {
-                EventFrames.response(out, requestId, reject, commandSeq);
-            }
-            timed(receivedNs);
-            return;
-        }
-        final long assignedId = s.assignedId(slot);
-        final Response.Builder response = Response.newBuilder()
-            .setReason(ProtoMapping.reason(reject))
-            .setCommandSeq(commandSeq);
-        completionHook.onCompleted(s, slot, reject, response);
-        s.completed();
-        send(s, Envelope.newBuilder().setRequestId(requestId).setResponse(response).build());
-        timed(receivedNs);
-        if (kind == Session.KIND_REVOKE_KEY)
-        {
-            sessions.closeRevoked(assignedId);
-        }
-    }
-
-    /** A timed command's round trip, from the gateway reading it to its answer written here. */
-    private void timed(final long receivedNs)
-    {
-        if (receivedNs != 0)
-        {
-            counters.requestNs.record(System.nanoTime() - receivedNs);
-        }
-    }
-
-    private void refused(final long correlation, final String reason)
-    {
-        final Session s = sessions.get(Session.sessionOf(correlation));
-        if (s == null)
-        {
-            return;
-        }
-        final int slot = Session.slotOf(correlation);
-        // the slot is read before it is given back: the event loop may take it again at once
-        final byte kind = s.kind(slot);
-        final long requestId = s.requestId(slot);
-        final long assignedId = s.assignedId(slot);
-        final Response.Builder response = Response.newBuilder().setReason(Reason.UNAVAILABLE).setMessage(reason);
-        counters.answered(Reason.UNAVAILABLE);
-        if (kind != Session.KIND_COMMAND)
-        {
-            completionHook.onCompleted(s, slot, null, response);
-        }
-        s.completed();
-        send(s, Envelope.newBuilder().setRequestId(requestId).setResponse(response).build());
-        if (kind == Session.KIND_REVOKE_KEY)
-        {
-            // the gateway revoked the key before publishing the revoke, whatever the exchange answers
-            sessions.closeRevoked(assignedId);
-        }
-    }
-
-    private void attach(final Attach a)
-    {
-        final Session s = a.session();
-        if (s.closed)
-        {
-            return;
-        }
-        if (s.revoked())
-        {
-            // revoked between its login and now: it never goes live
-            sessions.register(s);
-            sessions.close(s, SessionErrorCode.KEY_REVOKED, "key " + s.keyId + " was revoked");
-            return;
-        }
-        accounts.onLogin(s.accountId, a.accountLastSeq(), a.accountLastEvent());
-        final long last = accounts.lastSeq(s.accountId);
-        final boolean resend = a.lastSeq() >= 0 && a.lastSeq() < last;
-        final String refusal = resend ? resends.refusal(s.accountId) : null;
-        if (refusal != null)
-        {
-            s.refused = true;
-            close(s, SessionErrorCode.TOO_MANY_RESENDS, refusal);
-            return;
-        }
-        sessions.attach(s);
-        final LoginAccepted.Builder accepted = LoginAccepted.newBuilder()
-            .setAccount(s.accountName)
-            .setAccountId(s.accountId)
-            .setLastSeq(last)
-            .setHeartbeatIntervalMs(a.heartbeatIntervalMs())
-            .setServerTimeMs(System.currentTimeMillis())
-            .setMaxFrameBytes(a.maxFrameBytes())
-            .setSessionId(s.id);
-        for (final Role role : roles(s.roles))
-        {
-            accepted.addRoles(role);
-        }
-        send(s, Envelope.newBuilder().setLoginAccepted(accepted).build());
-        if (a.lastSeq() > last)
-        {
-            close(s, SessionErrorCode.RESEND_UNAVAILABLE,
-                "last_seq " + a.lastSeq() + " is ahead of the account's last event " + last);
-            return;
-        }
-        if (resend)
-        {
-            startResend(s, a.lastSeq(), last);
-            return;
-        }
-        if (a.lastSeq() >= 0)
-        {
-            send(s, Envelope.newBuilder().setResendComplete(
-                ResendComplete.newBuilder().setLastSeq(last).setEventsResent(0)).build());
-        }
-        s.live = true;
-    }
-
-    private static List<Role> roles(final int roles)
-    {
-        final List<Role> list = new ArrayList<>(4);
-        if ((roles & io.gpux.engine.command.Roles.RENTER) != 0)
-        {
-            list.add(Role.RENTER);
-        }
-        if ((roles & io.gpux.engine.command.Roles.OWNER) != 0)
-        {
-            list.add(Role.OWNER);
-        }
-        if ((roles & io.gpux.engine.command.Roles.MARKET_MAKER) != 0)
-        {
-            list.add(Role.MARKET_MAKER);
-        }
-        if ((roles & io.gpux.engine.command.Roles.ADMIN) != 0)
-        {
-            list.add(Role.ADMIN);
-        }
-        return list;
-    }
-
-    /**
-     * Starts a cursor over the journal for the session's missing events (after {@code after} up to
-     * {@code last}, then on to the account's newest); the session stays off the live stream until the
-     * cursor has caught up.
-     */
-    private void startResend(final Session s, final long after, final long last)
-    {
-        resends.start(s, readerFactory.get(), after, last);
-    }
-
-    /**
-     * Advances a resend by about {@code max} documents read (none while its connection is not writable);
-     * live once it has sent the account's newest event.
-     *
-     * @return the work done, plus one if the resend finished.
-     */
-    private int advance(final ResendCursor c, final int max)
-    {
-        final Session s = c.session;
-        if (c.heldBytes() > resends.limits().heldBytes())
-        {
-            close(s, SessionErrorCode.SLOW_CONSUMER, "more than " + resends.limits().heldBytes() +
-                " bytes of answers and market data waited behind its resend");
-            return 1;
-        }
-        if (!s.channel.isWritable())
-        {
-            return 0;
-        }
-        final ByteBuf out = sessions.outgoingNow(s);
-        final long newest = accounts.lastSeq(s.accountId);
-        final int n = c.read(max, newest, accounts.lastEvent(s.accountId), out, frames);
-        if (c.failure != null)
-        {
-            close(s, SessionErrorCode.RESEND_UNAVAILABLE, c.failure);
-            return n + 1;
-        }
-        if (c.caughtUp(newest))
-        {
-            goLive(c, out);
-            return n + 1;
-        }
-        return n;
-    }
-
-    /** The resend has sent the account's newest event: what waited behind it follows, and the session is live. */
-    private void goLive(final ResendCursor c, final ByteBuf out)
-    {
-        final Session s = c.session;
-        if (!c.completeSent)
-        {
-            close(s, SessionErrorCode.RESEND_UNAVAILABLE, "the event journal did not hold the account's events " +
-                (c.after + 1) + " to " + c.last + " (sent up to " + c.seq + ")");
-            return;
-        }
-        if (c.held != null)
-        {
-            out.writeBytes(c.held);
-        }
-        resends.end(c);
-        s.live = true;
-    }
-
-    private void subscribe(final Subscribed m)
-    {
-        if (sessions.subscribe(m.session(), m.marketId()))
-        {
-            send(m.session(), m.snapshot());
-        }
-    }
-
-    private void send(final Session s, final Envelope envelope)
-    {
-        sessions.send(s, envelope);
-    }
-
-    /** Frames a private event, the account's {@code seq}-th, into the session's outgoing buffer. */
-    private void sendEvent(final Session s, final Event e, final long account, final long seq)
-    {
-        final ByteBuf out = sessions.outgoing(s);
-        if (out != null)
-        {
-            frames.accountEvent(out, e, account, seq);
-        }
-    }
-
-    private void flush()
-    {
-        sessions.flush();
-    }
-
-    private void close(final Session s, final SessionErrorCode code, final String message)
-    {
-        sessions.close(s, code, message);
     }
 
     @Override

@@ -137,6 +137,39 @@ final class SessionTable
         }
     }
 
+    /** Frames an envelope for the session of the id, if it is attached. */
+    void sendTo(final long sessionId, final Envelope envelope)
+    {
+        final Session s = sessions.get(sessionId);
+        if (s != null)
+        {
+            send(s, envelope);
+        }
+    }
+
+    /** Frames an envelope for every attached session of the account. */
+    void sendToAccount(final long accountId, final Envelope envelope)
+    {
+        sendToEach(accountSessions.get(accountId), envelope);
+    }
+
+    /** Frames an envelope for every subscriber of the market. */
+    void sendToSubscribers(final long marketId, final Envelope envelope)
+    {
+        sendToEach(subscribers.get(marketId), envelope);
+    }
+
+    private void sendToEach(final List<Session> list, final Envelope envelope)
+    {
+        if (list != null)
+        {
+            for (int i = 0; i < list.size(); i++)
+            {
+                send(list.get(i), envelope);
+            }
+        }
+    }
+
     /**
      * The session's outgoing buffer for this duty cycle, or null when the session is closed; while
      * it resends, the buffer of what waits behind the resend.
