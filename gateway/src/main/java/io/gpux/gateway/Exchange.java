@@ -1,13 +1,9 @@
 package io.gpux.gateway;
 
 import io.gpux.engine.command.Command;
-import io.gpux.engine.command.CommandType;
-import io.gpux.engine.command.Roles;
 import io.gpux.core.counters.ExchangeCounters;
 import io.gpux.core.journal.DataDirectoryLock;
-import io.gpux.core.pipeline.Durability;
 import io.gpux.core.pipeline.ExchangePipeline;
-import io.gpux.core.pipeline.PipelineConfiguration;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.directory.Directory;
@@ -20,35 +16,13 @@ import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.metrics.MetricsEndpoint;
 import io.gpux.gateway.session.SessionRegistry;
-import io.gpux.gateway.tls.ServerTls;
 import io.gpux.gateway.workload.WorkloadRelay;
-import io.gpux.proto.v1.SessionErrorCode;
-import io.gpux.proto.v1.Envelope;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -80,6 +54,12 @@ import java.util.function.Consumer;
  * </ul>
  * Either way there are also the acceptor, the ticker, the snapshot writer and the journals' pretoucher,
  * all mostly asleep; {@link ExchangePipeline} describes every thread in one place.
+ *
+ * <p>This class owns the exchange's lifecycle: it starts the parts in order on the starting thread, holds
+ * them for the connection handlers (which read them on the event loop), and closes them in order. Its
+ * settings are an {@link ExchangeContext}; the Netty server (event loops, listening channel, connections)
+ * is a {@link GatewayServer}; the waits of the start (recovery, the restart, a fresh exchange's
+ * bootstrap) are {@link ExchangeStartup}'s.
  */
 public final class Exchange implements AutoCloseable
 {
@@ -120,6 +100,8 @@ public final class Exchange implements AutoCloseable
     final WorkloadRelay workloads;
     /** The egress's own thread, or null when it runs on the shared loop. */
     private final AgentRunner egressRunner;
+    /** The Netty side: the event loops, the listening channel, the connections. */
+    private final GatewayServer server;
     /** The event loop that also runs the core and the egress, or null (dedicated threads). */
     private final SharedLoop sharedLoop;
     /** The egress waits by spinning briefly, then parks until the core has applied a batch. */
@@ -127,11 +109,6 @@ public final class Exchange implements AutoCloseable
     private final AtomicLong sessionIds = new AtomicLong();
     /** The journaled commands of cancel-on-disconnect sessions opening and closing. */
     private final SessionCommands sessionCommands;
-    private final EventLoopGroup bossGroup;
-    private final EventLoopGroup workerGroup;
-    private final Channel serverChannel;
-    private final io.netty.channel.group.ChannelGroup connections =
-        new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
     private final Key bootstrapKey;
     /** The counters in the data directory, read by {@code gpux stat} and the metrics endpoint. */
     private final ExchangeCounters exchangeCounters;
@@ -145,54 +122,24 @@ public final class Exchange implements AutoCloseable
     private final DataDirectoryLock dataLock;
     private volatile boolean closed;
 
-    private Exchange(final ExchangeContext ctx) throws IOException, InterruptedException
+    /**
+     * The start, step by step: the config read and the data directory locked; the port bound; the
+     * counters opened; the gateway's parts made and the core started; recovery (and, for a fresh
+     * exchange, the bootstrap) awaited; the HTTP endpoints opened; connections accepted. A step that
+     * fails closes what the steps before it opened.
+     */
+    private Exchange(final ExchangeContext context) throws IOException, InterruptedException
     {
-        this.ctx = ctx.conclude();
-        this.log = ctx.log();
-        this.clock = ctx.clock();
-        this.authClock = ctx.authClock();
+        ctx = context.conclude();
+        log = ctx.log();
+        clock = ctx.clock();
+        authClock = ctx.authClock();
         final List<Command> config = ExchangeConfig.read(ctx.configFile());
         dataLock = DataDirectoryLock.acquire(ctx.dataDir());
-        if (ctx.tls() == null && !ExchangeContext.isLoopback(ctx.bind()))
-        {
-            log.accept("warning: plain TCP on " + ctx.bind() + " (--allow-plaintext): logins, orders and fills cross the " +
-                "network unencrypted");
-        }
-        final boolean epoll = Epoll.isAvailable();
-        final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        if (ctx.sharedLoop())
-        {
-            sharedLoop = new SharedLoop(io, TimeUnit.MICROSECONDS.toNanos(ctx.spinMicros()));
-            workerGroup = new MultiThreadIoEventLoopGroup(1, sharedLoop);
-        }
-        else
-        {
-            sharedLoop = null;
-            workerGroup = new MultiThreadIoEventLoopGroup(1, io);
-        }
-        bossGroup = new MultiThreadIoEventLoopGroup(1, io);
-        try
-        {
-            serverChannel = listen(epoll);
-        }
-        catch (final IOException | RuntimeException | InterruptedException ex)
-        {
-            shutDownGroups();
-            dataLock.close();
-            throw ex;
-        }
-        try
-        {
-            // only once the port is had: a start that cannot listen leaves nothing in the data directory
-            exchangeCounters = ExchangeCounters.inFile(ctx.dataDir(), System.currentTimeMillis());
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            serverChannel.close().awaitUninterruptibly();
-            shutDownGroups();
-            dataLock.close();
-            throw ex;
-        }
+        warnIfPlaintext();
+        server = listen();
+        sharedLoop = server.sharedLoop();
+        exchangeCounters = openCounters();
         counters = new GatewayCounters(exchangeCounters);
         WorkloadRelay startingWorkloads = null;
         try
@@ -203,46 +150,21 @@ public final class Exchange implements AutoCloseable
                 LOGIN_LOG_INTERVAL_MS, log, counters);
             sessions = new SessionRegistry(ctx.maxSessionsPerAccount(), ctx.maxSessions(), ctx.maxMarketDataSessions(),
                 counters.sessions);
-            egress = new Egress(this::eventReader, directory, new CompletedRequests(directory, pendingKeys, authenticator),
-                new Egress.ResendLimits(ctx.maxResendsPerAccount(), ctx.maxResends(), ctx.outboundHighWaterBytes()), log);
-            egress.counters(counters);
             tradeTape = ctx.httpPort() >= 0 ? new Dashboard.TradeTape() : null;
-            egress.tradeTap(tradeTape);
+            egress = newEgress();
             final MarketData marketData = new MarketData((marketId, update) ->
                 egress.put(new Egress.MarketUpdate(marketId, update)));
             queries = new Queries(directory, marketData, telemetry);
             queries.egress(egress);
             final OfferBoard offerBoard = new OfferBoard(ctx.nanoClock(), OFFERS_MIN_INTERVAL_NS, OFFERS_MAX_AGE_NS);
             offers = new OfferQueries(directory, telemetry, offerBoard, ctx.clock());
-            final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
-                .dataDir(ctx.dataDir())
-                .durability(ctx.durability())
-                .minFreeBytes(ctx.minFreeBytes())
-                .tickIntervalMs(ctx.tickIntervalMs())
-                .snapshotEvery(ctx.snapshotEvery())
-                .announceRestart(true)
-                .counters(exchangeCounters)
-                .clock(ctx.clock())
-                .log(ctx.log());
-            final CorePublisher core;
-            if (sharedLoop != null)
-            {
-                core = new CorePublisher(directory, marketData, offerBoard, () -> { });
-                pipelineContext.polled(sharedLoop::kick);
-                egress.wakeWith(sharedLoop::kick);
-                egressRunner = null;
-            }
-            else
-            {
-                core = new CorePublisher(directory, marketData, offerBoard, egressIdle::wake);
-                egressRunner = new AgentRunner(egressIdle, this::onEgressError, null, egress);
-            }
+            final CorePublisher core = new CorePublisher(directory, marketData, offerBoard,
+                sharedLoop != null ? () -> { } : egressIdle::wake);
             core.egress(egress);
-            pipeline = ExchangePipeline.start(pipelineContext.publisher(core));
-            sessionCommands = new SessionCommands(pipeline, workerGroup, () -> closed);
-            startingWorkloads = new WorkloadRelay(ctx.dataDir(), masterKey, pipeline::tryPublishQuery, egress,
-                sessions::sessions, ctx.clock(), ctx.workloadLogTimeoutMs(), log);
-            startingWorkloads.counters(counters);
+            egressRunner = sharedLoop != null ? null : new AgentRunner(egressIdle, this::onEgressError, null, egress);
+            pipeline = startPipeline(core);
+            sessionCommands = new SessionCommands(pipeline, server.workerGroup(), () -> closed);
+            startingWorkloads = newWorkloads(masterKey);
             workloads = startingWorkloads;
             bootstrapKey = recoverAndBootstrap(core, config);
             workloads.onRecovered();
@@ -253,20 +175,102 @@ public final class Exchange implements AutoCloseable
             {
                 startingWorkloads.close();
             }
-            serverChannel.close().awaitUninterruptibly();
-            shutDownGroups();
+            server.abandon();
             exchangeCounters.close();
             dataLock.close();
             throw ex;
         }
         metrics = startMetrics();
         dashboard = startDashboard();
-        workerGroup.next().scheduleAtFixedRate(counters.requestNs::sample, 1, 1, TimeUnit.SECONDS);
-        // accept connections only now: the exchange has recovered and a fresh one has its admin key
-        serverChannel.config().setAutoRead(true);
-        log.accept("gateway listening on " + serverChannel.localAddress() + (ctx.tls() != null ? " over TLS" : "") +
-            (epoll ? " (epoll" : " (nio") +
-            (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
+        accept();
+    }
+
+    private void warnIfPlaintext()
+    {
+        if (ctx.tls() == null && !ExchangeContext.isLoopback(ctx.bind()))
+        {
+            log.accept("warning: plain TCP on " + ctx.bind() + " (--allow-plaintext): logins, orders and fills cross the " +
+                "network unencrypted");
+        }
+    }
+
+    /** Binds the port before anything in the data directory changes: a port in use fails a start with nothing done. */
+    private GatewayServer listen() throws IOException, InterruptedException
+    {
+        try
+        {
+            return new GatewayServer(ctx, connections -> new ExchangeInitializer(this, connections));
+        }
+        catch (final IOException | RuntimeException | InterruptedException ex)
+        {
+            dataLock.close();
+            throw ex;
+        }
+    }
+
+    /** Only once the port is had: a start that cannot listen leaves nothing in the data directory. */
+    private ExchangeCounters openCounters() throws IOException
+    {
+        try
+        {
+            return ExchangeCounters.inFile(ctx.dataDir(), System.currentTimeMillis());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            server.abandon();
+            dataLock.close();
+            throw ex;
+        }
+    }
+
+    private Egress newEgress()
+    {
+        final Egress made = new Egress(this::eventReader, directory, new CompletedRequests(directory, pendingKeys, authenticator),
+            new Egress.ResendLimits(ctx.maxResendsPerAccount(), ctx.maxResends(), ctx.outboundHighWaterBytes()), log);
+        made.counters(counters);
+        made.tradeTap(tradeTape);
+        if (sharedLoop != null)
+        {
+            made.wakeWith(sharedLoop::kick);
+        }
+        return made;
+    }
+
+    /** Starts the core, which recovers from the data directory; in the shared layout it is polled by the event loop. */
+    private ExchangePipeline startPipeline(final CorePublisher core) throws IOException
+    {
+        final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
+            .dataDir(ctx.dataDir())
+            .durability(ctx.durability())
+            .minFreeBytes(ctx.minFreeBytes())
+            .tickIntervalMs(ctx.tickIntervalMs())
+            .snapshotEvery(ctx.snapshotEvery())
+            .announceRestart(true)
+            .counters(exchangeCounters)
+            .clock(ctx.clock())
+            .log(ctx.log());
+        if (sharedLoop != null)
+        {
+            pipelineContext.polled(sharedLoop::kick);
+        }
+        return ExchangePipeline.start(pipelineContext.publisher(core));
+    }
+
+    private WorkloadRelay newWorkloads(final byte[] masterKey) throws IOException
+    {
+        final WorkloadRelay made = new WorkloadRelay(ctx.dataDir(), masterKey, pipeline::tryPublishQuery, egress,
+            sessions::sessions, ctx.clock(), ctx.workloadLogTimeoutMs(), log);
+        made.counters(counters);
+        return made;
+    }
+
+    /** Accepts connections, only now: the exchange has recovered and a fresh one has its admin key. */
+    private void accept()
+    {
+        server.workerGroup().next().scheduleAtFixedRate(counters.requestNs::sample, 1, 1, TimeUnit.SECONDS);
+        server.accept();
+        log.accept("gateway listening on " + server.localAddress() + (ctx.tls() != null ? " over TLS" : "") +
+            " (" + server.transport() + (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));
     }
 
     /** The web dashboard, if asked for; a port that cannot be had stops the start, with everything closed. */
@@ -317,64 +321,26 @@ public final class Exchange implements AutoCloseable
         }
     }
 
-    /**
-     * Binds the port before anything in the data directory changes, so that a port in use fails a
-     * start with nothing done; the channel accepts no connection until the exchange is ready (the
-     * kernel holds them in its backlog until then).
-     */
-    private Channel listen(final boolean epoll) throws IOException, InterruptedException
-    {
-        final ServerBootstrap b = new ServerBootstrap()
-            .group(bossGroup, workerGroup)
-            .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-            .option(ChannelOption.AUTO_READ, false)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            // shared loop: one read (up to 64 KiB) per connection per turn, then the core and the egress run
-            .childOption(ChannelOption.RECVBUF_ALLOCATOR,
-                new AdaptiveRecvByteBufAllocator(64, 2048, 64 * 1024).maxMessagesPerRead(sharedLoop != null ? 1 : 16))
-            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                new WriteBufferWaterMark(ctx.outboundHighWaterBytes() / 2, ctx.outboundHighWaterBytes()))
-            .childHandler(new ExchangeInitializer(this, connections));
-        final io.netty.channel.ChannelFuture bound = b.bind(new InetSocketAddress(ctx.bind(), ctx.port())).await();
-        if (!bound.isSuccess())
-        {
-            final Throwable cause = bound.cause();
-            final java.net.BindException ex = new java.net.BindException("cannot listen on " + ctx.bind() + ":" + ctx.port() + ": " +
-                bindProblem(cause));
-            ex.initCause(cause);
-            throw ex;
-        }
-        return bound.channel();
-    }
-
-    /** The reason a bind failed, in words (Netty's native transport prefixes the system call). */
-    private static String bindProblem(final Throwable cause)
-    {
-        final String message = String.valueOf(cause.getMessage());
-        final int colon = message.lastIndexOf(": ");
-        final String reason = message.startsWith("bind(") && colon > 0 ? message.substring(colon + 2) : message;
-        return reason.isEmpty() ? cause.getClass().getSimpleName() : Character.toLowerCase(reason.charAt(0)) + reason.substring(1);
-    }
-
     /** Waits for recovery and the egress to catch up; bootstraps a fresh exchange (its admin key, else null). */
     private Key recoverAndBootstrap(final CorePublisher core, final List<Command> config) throws IOException, InterruptedException
     {
+        final ExchangeStartup startup = new ExchangeStartup(pipeline, egress, directory, authenticator, log);
         try
         {
             if (sharedLoop != null)
             {
-                sharedLoop.start(workerGroup.next(), pipeline, egress);
+                sharedLoop.start(server.workerGroup().next(), pipeline, egress);
             }
             core.awaitRecovered();
             if (egressRunner != null)
             {
                 AgentRunner.startOnThread(egressRunner);
             }
-            awaitEgress();
+            startup.awaitEgress();
             pipeline.goLive();
-            awaitRestartApplied();
-            awaitEgress();
-            return directory.accounts().isEmpty() ? bootstrap(config) : null;
+            startup.awaitRestartApplied();
+            startup.awaitEgress();
+            return directory.accounts().isEmpty() ? startup.bootstrap(config) : null;
         }
         catch (final IOException | RuntimeException | InterruptedException ex)
         {
@@ -382,12 +348,6 @@ public final class Exchange implements AutoCloseable
             pipeline.close();
             throw ex;
         }
-    }
-
-    private void shutDownGroups()
-    {
-        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     }
 
     /** Recovers the exchange from its data directory and opens the gateway. */
@@ -399,13 +359,13 @@ public final class Exchange implements AutoCloseable
     /** The port the gateway listens on. */
     public int port()
     {
-        return ((InetSocketAddress)serverChannel.localAddress()).getPort();
+        return server.port();
     }
 
     /** The open client connections (the gateway's side). */
     Iterable<Channel> connections()
     {
-        return connections;
+        return server.connections();
     }
 
     /** The admin key made when this start created a fresh exchange, else null. */
@@ -480,42 +440,6 @@ public final class Exchange implements AutoCloseable
         log.accept("egress error: " + t);
     }
 
-    /** Cancels every open order of an account (cancel-on-disconnect), retrying while the ring is full. */
-    private void awaitEgress() throws InterruptedException
-    {
-        while (!egress.caughtUp())
-        {
-            Thread.sleep(1);
-        }
-    }
-
-    /**
-     * After a restart, the engine has ended the outage and cancelled the orders of the cancel-on-disconnect
-     * sessions the stop left open before any client can connect (docs/market-rules.md section 14).
-     */
-    private void awaitRestartApplied() throws IOException, InterruptedException
-    {
-        final long restart = pipeline.restartSequence();
-        while (pipeline.appliedCommands() < restart)
-        {
-            if (pipeline.failed())
-            {
-                throw new IOException("the exchange core stopped while applying the restart");
-            }
-            final String refusal = pipeline.refusal();
-            if (refusal != null && pipeline.appliedCommands() < restart)
-            {
-                // the restart could not be journaled: start again once there is room
-                throw new IOException("cannot journal the restart: " + refusal);
-            }
-            Thread.sleep(1);
-        }
-        if (restart > 0)
-        {
-            log.accept("restart applied as command " + restart);
-        }
-    }
-
     /** A session with cancel-on-disconnect logged in: journaled, so that a restart knows to cancel its orders. */
     void cancelOnDisconnectOpened(final long accountId)
     {
@@ -529,52 +453,6 @@ public final class Exchange implements AutoCloseable
     void cancelOnDisconnectClosed(final long accountId, final boolean cancel)
     {
         sessionCommands.closed(accountId, cancel);
-    }
-
-    /**
-     * A fresh exchange: the configured markets and settings, and an admin account with a key, all
-     * through the journaled path like any other command.
-     */
-    private Key bootstrap(final List<Command> config) throws IOException, InterruptedException
-    {
-        final List<Command> commands = new ArrayList<>(config);
-        for (final Command c : commands)
-        {
-            if (c.type == CommandType.MARKET)
-            {
-                c.marketId = directory.newMarket(c.name).id();
-            }
-        }
-        final Directory.AccountEntry admin = directory.newAccount("admin", Roles.ADMIN);
-        final Command account = new Command().reset(CommandType.ACCOUNT, 0);
-        account.accountId = admin.id();
-        account.name = admin.name();
-        account.roles = Roles.ADMIN;
-        commands.add(account);
-        final long keyId = directory.newKeyId();
-        final Command key = new Command().reset(CommandType.KEY, 0);
-        key.accountId = admin.id();
-        key.keyId = keyId;
-        commands.add(key);
-        final long target = pipeline.appliedCommands() + commands.size();
-        for (final Command c : commands)
-        {
-            while (!pipeline.tryPublish(c))
-            {
-                Thread.sleep(1);
-            }
-        }
-        while (pipeline.appliedCommands() < target)
-        {
-            if (pipeline.failed())
-            {
-                throw new IOException("the exchange core stopped while bootstrapping");
-            }
-            Thread.sleep(1);
-        }
-        directory.keyAdded(keyId, admin.id());
-        log.accept("fresh exchange: " + directory.markets().size() + " markets, admin key " + keyId + " created");
-        return new Key(admin.name(), keyId, authenticator.secretHex(keyId));
     }
 
     /** Stops accepting, tells every session, drains the core and closes the journals. Idempotent. */
@@ -599,12 +477,7 @@ public final class Exchange implements AutoCloseable
 
     private void closeAll()
     {
-        serverChannel.close().awaitUninterruptibly();
-        connections.writeAndFlush(Envelope.newBuilder().setSessionError(io.gpux.proto.v1.SessionError.newBuilder()
-            .setCode(io.gpux.proto.v1.SessionErrorCode.SERVER_SHUTDOWN).setMessage("the exchange is shutting down")).build())
-            .awaitUninterruptibly(1, TimeUnit.SECONDS);
-        connections.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
-        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        server.closeConnections();
         try
         {
             stopThreads();
@@ -633,7 +506,7 @@ public final class Exchange implements AutoCloseable
      */
     private void stopThreads()
     {
-        workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+        server.stopWorker();
         if (egressRunner != null)
         {
             egressRunner.close();
