@@ -677,7 +677,7 @@ class EngineInvariantProperties
     // ------------------------------------------------------------------------------------------ properties
 
     /** Invariants 1-3 and 5 and the engine's consistency, after every command of a long random stream. */
-    @Property(tries = 50)
+    @Property(tries = 20)
     void invariantsHoldAfterEveryCommand(@ForAll("setups") final Setup setup, @ForAll("actions") final List<Act> acts)
     {
         final Run run = run(setup, acts, false);
@@ -695,7 +695,7 @@ class EngineInvariantProperties
      * The same checks on streams aimed at preemption: machines that never time out, bids only in the two
      * preemption markets, priced higher, a third of them gang bids; grace periods from 0 up.
      */
-    @Property(tries = 40)
+    @Property(tries = 15)
     void invariantsHoldUnderHeavyPreemption(@ForAll("setups") final Setup setup, @ForAll("actions") final List<Act> acts)
     {
         final Setup noTimeout = new Setup(setup.graceH(), setup.prepayH(), setup.feeH(), setup.minIncTicksH(),
@@ -711,7 +711,7 @@ class EngineInvariantProperties
      * and an engine restored from a snapshot of the second one, taken part way, prints and hashes the
      * same from there on.
      */
-    @Property(tries = 25)
+    @Property(tries = 10)
     void sameCommandsGiveSameEventsAndStateHash(@ForAll("setups") final Setup setup,
         @ForAll("shortActions") final List<Act> acts, @ForAll @IntRange(min = 0, max = 100) final int snapshotAtPercent)
         throws Exception

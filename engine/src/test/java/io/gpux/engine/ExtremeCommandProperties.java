@@ -43,7 +43,7 @@ class ExtremeCommandProperties
     private static final int[] EXTREME_INTS = {Integer.MIN_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE - 1, 0, -1, 1, 2,
         3, 4, 8, 16, 1 << 20, 1 << 30};
 
-    @Property(tries = 100)
+    @Property(tries = 40)
     void theEngineNeverThrowsAndItsInvariantsHold(@ForAll final long seed, @ForAll @IntRange(min = 200, max = 1500) final int n)
     {
         final ScenarioReplayer replayer = new ScenarioReplayer(new StringBuilder());

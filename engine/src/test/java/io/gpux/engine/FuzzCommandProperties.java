@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @AddLifecycleHook(StressTries.class)
 class FuzzCommandProperties
 {
-    @Property(tries = 300)
+    @Property(tries = 100)
     void theEngineNeverThrowsAndItsInvariantsHold(@ForAll @Size(min = 2, max = 1_500) final byte[] data)
     {
         assertTrue(FuzzRun.run(data) > 0, "at least one command read from " + data.length + " bytes");

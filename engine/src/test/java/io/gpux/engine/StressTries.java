@@ -15,10 +15,16 @@ public final class StressTries implements AroundPropertyHook
 {
     static final int FACTOR = 10;
 
+    /** Whether the build runs the long random runs ({@code -Pstress}). */
+    static boolean stress()
+    {
+        return Boolean.getBoolean("gpux.stress");
+    }
+
     @Override
     public PropertyExecutionResult aroundProperty(final PropertyLifecycleContext context, final PropertyExecutor property)
     {
-        if (Boolean.getBoolean("gpux.stress"))
+        if (stress())
         {
             context.attributes().tries().ifPresent(tries -> context.attributes().setTries(tries * FACTOR));
         }

@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * One data line of nvidia-smi CSV output, cut into cells, with typed access by column that turns
- * every malformed value into an {@link NvidiaSmiException} naming the line and the field.
+ * One data line of nvidia-smi CSV output, its cells as Apache Commons CSV cut them ({@link NvidiaSmiCsv}),
+ * with typed access by column that turns every malformed value into an {@link NvidiaSmiException} naming
+ * the line and the field.
  * <p>
  * Numbers are parsed into fixed-point longs through {@link BigDecimal}: a decimal such as
  * {@code 122.55} never goes through {@code double}, so {@code 122.55 W} is exactly {@code 122550}

@@ -16,9 +16,9 @@ import java.util.Set;
 
 /**
  * Parser of the CSV printed by {@code nvidia-smi --query-gpu=FIELDS --format=csv[,noheader][,nounits]}:
- * one line per GPU, cells separated by {@code ", "}, in the order of the queried fields. Lines are
- * cut by Apache Commons CSV: spaces around a cell are dropped, and a cell in double quotes is one
- * value even with a comma inside.
+ * one line per GPU, cells separated by {@code ", "}, in the order of the queried fields. The output is
+ * read by Apache Commons CSV, one record a line: spaces around a cell are dropped, and a cell in
+ * double quotes is one value even with a comma inside; {@link CsvRow} reads the values.
  * <ul>
  *   <li>The caller gives the field list it queried and says whether it asked for a header. A header
  *       is checked against the fields (long names such as {@code clocks.current.sm} match their
@@ -40,8 +40,12 @@ public final class NvidiaSmiCsv
     /** The value of a numeric field nvidia-smi reports as unavailable; real values are never negative. */
     public static final int NULL_VALUE = -1;
 
-    /** One line of nvidia-smi's CSV: cells trimmed, a cell in double quotes taken as one value. */
-    private static final CSVFormat LINE = CSVFormat.DEFAULT.builder().setIgnoreSurroundingSpaces(true).get();
+    /**
+     * nvidia-smi's CSV: cells trimmed, a cell in double quotes taken as one value; blank lines kept as records, so
+     * that every record's line is known (and blank ones are skipped here).
+     */
+    private static final CSVFormat OUTPUT = CSVFormat.DEFAULT.builder().setIgnoreSurroundingSpaces(true)
+        .setIgnoreEmptyLines(false).get();
 
     private final List<String> fields;
     private final List<String> canonicalFields;
@@ -192,35 +196,59 @@ public final class NvidiaSmiCsv
     private List<CsvRow> rows(final CharSequence output) throws NvidiaSmiException
     {
         Objects.requireNonNull(output, "output");
-        final String[] lines = output.toString().split("\r?\n", -1);
-        final List<CsvRow> rows = new ArrayList<>(lines.length);
+        final String text = output.toString();
+        final List<CsvRow> rows = new ArrayList<>();
+        final LineCounter lines = new LineCounter(text);
         boolean headerPending = header;
-        for (int i = 0; i < lines.length; i++)
+        int lineNumber = 0;
+        try (CSVParser parser = CSVParser.parse(text, OUTPUT))
         {
-            final int lineNumber = i + 1;
-            if (lines[i].isBlank())
+            final Iterator<CSVRecord> records = parser.iterator();
+            while (true)
             {
-                continue;
+                final CSVRecord record;
+                try
+                {
+                    if (!records.hasNext())
+                    {
+                        break;
+                    }
+                    record = records.next();
+                }
+                catch (final UncheckedIOException e)
+                {
+                    // the record after the last one read begins on the next line
+                    throw new NvidiaSmiException(lineNumber + 1, "not CSV: " + e.getCause().getMessage());
+                }
+                lineNumber = lines.lineOf(record.getCharacterPosition());
+                final String[] cells = record.values();
+                if (cells.length == 1 && cells[0].isEmpty())
+                {
+                    continue;
+                }
+                if (headerPending)
+                {
+                    checkHeader(lineNumber, cells);
+                    headerPending = false;
+                }
+                else if (cells.length != fields.size())
+                {
+                    throw new NvidiaSmiException(
+                        lineNumber, cells.length + " columns, but the query has " + fields.size() + " fields");
+                }
+                else if (rows.isEmpty() && !header && isHeader(cells))
+                {
+                    throw new NvidiaSmiException(lineNumber, "unexpected header line; the query asked for noheader");
+                }
+                else
+                {
+                    rows.add(new CsvRow(lineNumber, cells, canonicalFields));
+                }
             }
-            final String[] cells = cells(lineNumber, lines[i]);
-            if (headerPending)
-            {
-                checkHeader(lineNumber, cells);
-                headerPending = false;
-            }
-            else if (cells.length != fields.size())
-            {
-                throw new NvidiaSmiException(
-                    lineNumber, cells.length + " columns, but the query has " + fields.size() + " fields");
-            }
-            else if (rows.isEmpty() && !header && isHeader(cells))
-            {
-                throw new NvidiaSmiException(lineNumber, "unexpected header line; the query asked for noheader");
-            }
-            else
-            {
-                rows.add(new CsvRow(lineNumber, cells, canonicalFields));
-            }
+        }
+        catch (final IOException e)
+        {
+            throw new NvidiaSmiException(lineNumber + 1, "not CSV: " + e.getMessage());
         }
         if (headerPending)
         {
@@ -231,6 +259,31 @@ public final class NvidiaSmiCsv
             throw new NvidiaSmiException(header ? "no GPU lines after the header" : "empty output: no GPU lines");
         }
         return rows;
+    }
+
+    /** Line numbers of character positions met in increasing order, counting line feeds once. */
+    private static final class LineCounter
+    {
+        private final String text;
+        private int scanned;
+        private int line = 1;
+
+        LineCounter(final String text)
+        {
+            this.text = text;
+        }
+
+        int lineOf(final long position)
+        {
+            while (scanned < position)
+            {
+                if (text.charAt(scanned++) == '\n')
+                {
+                    line++;
+                }
+            }
+            return line;
+        }
     }
 
     private void checkHeader(final int lineNumber, final String[] cells) throws NvidiaSmiException
@@ -273,22 +326,5 @@ public final class NvidiaSmiCsv
     {
         final String name = QueryFields.headerName(headerCell);
         return name.equals(canonicalFields.get(column)) || name.equals(fields.get(column));
-    }
-
-    /**
-     * nvidia-smi separates cells with {@code ", "}; no value it prints (names, ids, numbers) contains
-     * a comma, but a quoted cell is read as CSV reads it, so a quoted comma stays in its cell.
-     */
-    private static String[] cells(final int lineNumber, final String line) throws NvidiaSmiException
-    {
-        try (CSVParser parser = CSVParser.parse(line, LINE))
-        {
-            final Iterator<CSVRecord> records = parser.iterator();
-            return records.hasNext() ? records.next().values() : new String[] {""};
-        }
-        catch (final IOException | UncheckedIOException e)
-        {
-            throw new NvidiaSmiException(lineNumber, "not CSV: " + e.getMessage());
-        }
     }
 }

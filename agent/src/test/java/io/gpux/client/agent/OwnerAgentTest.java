@@ -53,7 +53,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The owner agent against a real exchange in process, with a fake nvidia-smi (a shell script printing
- * the captured H200 output for two GPUs).
+ * the captured H200 output for two GPUs). The agents read a clock the test moves: while a test waits for
+ * something, each poll moves it one heartbeat interval and wakes the agents, so intervals go by as fast as
+ * the agents run them, never at the pace of the wall clock.
  */
 @DisabledOnOs(OS.WINDOWS)
 class OwnerAgentTest
@@ -70,6 +72,9 @@ class OwnerAgentTest
     @TempDir
     Path dir;
     final List<AutoCloseable> closeAfter = new ArrayList<>();
+    /** The agents' clock: it moves only when a test moves it. */
+    final CachedNanoClock clock = new CachedNanoClock();
+    final List<OwnerAgent> agents = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startExchange() throws Exception
@@ -168,9 +173,8 @@ class OwnerAgentTest
     {
         final GpuxClient owner = client(account("owner-hand", Role.OWNER, 0), new Recorder());
         final Reports reports = new Reports();
-        final CachedNanoClock clock = new CachedNanoClock();
         final OwnerAgent agent = agent(new OwnerAgentContext().client(owner).machineName("h200-by-hand")
-            .reservePrice(Money.parsePrice("2.0")).price(Money.parsePrice("3.0")).listener(reports).nanoClock(clock));
+            .reservePrice(Money.parsePrice("2.0")).price(Money.parsePrice("3.0")).listener(reports));
 
         assertTrue(agent.doWork() > 0, "the first call runs the first interval");
         assertEquals(1, agent.heartbeats());
@@ -298,7 +302,7 @@ class OwnerAgentTest
     }
 
     /** Waits until both agents have heartbeated five more times: five intervals of pricing each. */
-    private static void awaitIntervals(final OwnerAgent a, final OwnerAgent b) throws Exception
+    private void awaitIntervals(final OwnerAgent a, final OwnerAgent b) throws Exception
     {
         final long heartbeatsA = a.heartbeats();
         final long heartbeatsB = b.heartbeats();
@@ -483,8 +487,9 @@ class OwnerAgentTest
     private OwnerAgent agent(final OwnerAgentContext settings) throws IOException
     {
         final OwnerAgent agent = new OwnerAgent(settings.nvidiaSmi(new NvidiaSmi(fakeNvidiaSmi(), TIMEOUT))
-            .heartbeatInterval(INTERVAL).requestTimeout(TIMEOUT));
+            .heartbeatInterval(INTERVAL).requestTimeout(TIMEOUT).nanoClock(clock));
         closeAfter.add(agent);
+        agents.add(agent);
         return agent;
     }
 
@@ -583,13 +588,17 @@ class OwnerAgentTest
      * cycle heartbeats before it keeps its ask, so the heartbeat after them comes after their ask. The positive marker a
      * "nothing changed" assertion waits for.
      */
-    private static void awaitFullCycles(final OwnerAgent agent, final int cycles) throws Exception
+    private void awaitFullCycles(final OwnerAgent agent, final int cycles) throws Exception
     {
         final long heartbeats = agent.heartbeats();
         await(cycles + " more cycles of the agent", () -> agent.heartbeats() >= heartbeats + cycles + 1);
     }
 
-    private static void await(final String what, final Condition condition) throws Exception
+    /**
+     * Waits until the condition holds; while it does not, moves the agents' clock one heartbeat interval per poll
+     * and wakes them, so that the next interval is due at once.
+     */
+    private void await(final String what, final Condition condition) throws Exception
     {
         // generous: a loaded 2-core machine runs the fake nvidia-smi slowly
         final long deadline = System.nanoTime() + 2 * TIMEOUT.toNanos();
@@ -599,7 +608,12 @@ class OwnerAgentTest
             {
                 throw new AssertionError("timed out waiting until " + what);
             }
-            Thread.sleep(10);
+            clock.advance(INTERVAL.toNanos());
+            for (final OwnerAgent agent : agents)
+            {
+                agent.wake();
+            }
+            Thread.sleep(5);
         }
     }
 

@@ -51,6 +51,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
@@ -93,6 +94,10 @@ public final class ResendStall implements Callable<Integer>
 
     @Option(names = "--seconds", description = "measured seconds of each phase (default ${DEFAULT-VALUE})")
     int seconds = 30;
+
+    @Option(names = "--warmup", description = "seconds of probe bids before the first phase, not recorded " +
+        "(default ${DEFAULT-VALUE})")
+    int warmup = 1;
 
     @Option(names = "--resenders", description = "clients logging in with last seq 0 over and over in the resend " +
         "phase, half on quiet accounts, half on busy ones (default ${DEFAULT-VALUE})")
@@ -142,10 +147,10 @@ public final class ResendStall implements Callable<Integer>
     public Integer call() throws Exception
     {
         if (quiet < 1 || resenders < 1 || accounts <= quiet + resenders || events < accounts || seconds < 1 ||
-            fleet < 1 || queryRate < 1 || probeRate < 1)
+            warmup < 0 || fleet < 1 || queryRate < 1 || probeRate < 1)
         {
-            System.err.println("need --quiet, --resenders, --fleet, --seconds and the rates of at least 1, more " +
-                "--accounts than --quiet plus --resenders, and at least as many --events as --accounts");
+            System.err.println("need --quiet, --resenders, --fleet, --seconds and the rates of at least 1, no negative --warmup, " +
+                "more --accounts than --quiet plus --resenders, and at least as many --events as --accounts");
             return 2;
         }
         final Path data = Files.createTempDirectory("gpux-resend-stall");
@@ -378,6 +383,8 @@ public final class ResendStall implements Callable<Integer>
         final long[] due;
         final int[] phaseOf;
         final Histogram[] histograms = new Histogram[PHASES.length];
+        /** Each phase's bids that filled. */
+        final AtomicLongArray filled = new AtomicLongArray(PHASES.length);
         final AtomicLong errors = new AtomicLong();
         final long firstOrderId;
 
@@ -400,6 +407,7 @@ public final class ResendStall implements Callable<Integer>
             if (i >= 0 && i < due.length && phaseOf[(int)i] >= 0)
             {
                 histograms[phaseOf[(int)i]].recordValue(Math.min(60_000_000_000L, Math.max(1, now - due[(int)i])));
+                filled.incrementAndGet(phaseOf[(int)i]);
             }
         }
 
@@ -450,16 +458,17 @@ public final class ResendStall implements Callable<Integer>
     {
         final int perPhase = probeRate * seconds;
         final long firstOrderId = System.currentTimeMillis() * 1_000;
-        final Probe probe = new Probe(perPhase * PHASES.length + 1, firstOrderId);
+        final int warmupBids = probeRate * warmup;
+        final Probe probe = new Probe(warmupBids + perPhase * PHASES.length, firstOrderId);
         final URI metrics = URI.create("http://127.0.0.1:" + exchange.metricsPort() + "/metrics");
         final List<Phase> phases = new ArrayList<>();
         try (GpuxClient client = new GpuxClient(context(exchange, keys.probe, probeLoop).listener(probe)
             .maxPendingCommands(1 << 20)))
         {
             client.connect();
-            // warm-up: a second of probe bids, not recorded
+            // warm-up: probe bids, not recorded
             java.util.Arrays.fill(probe.phaseOf, -1);
-            pace(client, probe, 0, probeRate, -1, System.nanoTime());
+            pace(client, probe, 0, warmupBids, -1, System.nanoTime());
             for (int p = 0; p < PHASES.length; p++)
             {
                 final int phase = p;
@@ -515,7 +524,7 @@ public final class ResendStall implements Callable<Integer>
                         }
                     }
                 });
-                pace(client, probe, 1 + (long)phase * perPhase, perPhase, phase, System.nanoTime());
+                pace(client, probe, warmupBids + (long)phase * perPhase, perPhase, phase, System.nanoTime());
                 stop.set(1);
                 scraper.interrupt();
                 scraper.join();
@@ -523,8 +532,7 @@ public final class ResendStall implements Callable<Integer>
                 {
                     th.join(30_000);
                 }
-                // the last bids' fills
-                Thread.sleep(500);
+                awaitLastFills(probe, phase, perPhase, errorsBefore);
                 final CountDownLatch read = new CountDownLatch(1);
                 final Histogram copy = new Histogram(60_000_000_000L, 3);
                 client.execute(() ->
@@ -541,6 +549,17 @@ public final class ResendStall implements Callable<Integer>
             }
         }
         return phases;
+    }
+
+    /** Waits until each of the phase's bids has filled or been refused, 10 s at most (a missing fill is not waited for longer). */
+    private static void awaitLastFills(final Probe probe, final int phase, final int bids, final long errorsBefore)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (probe.filled.get(phase) + probe.errors.get() - errorsBefore < bids && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(1);
+        }
     }
 
     private static Thread started(final String name, final Runnable body)

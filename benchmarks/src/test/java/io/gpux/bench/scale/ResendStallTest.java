@@ -34,7 +34,7 @@ class ResendStallTest
         final ResendStall stall = new ResendStall();
         final int rc = new CommandLine(stall).setCaseInsensitiveEnumValuesAllowed(true).execute("--accounts", "60",
             "--events", "3000", "--quiet", "3", "--quiet-events", "10", "--resenders", "2", "--fleet", "5",
-            "--seconds", "1", "--probe-rate", "100", "--query-rate", "200", "--threads", "both", "--json", json.toString());
+            "--seconds", "1", "--warmup", "0", "--probe-rate", "100", "--query-rate", "200", "--threads", "both", "--json", json.toString());
         assertEquals(0, rc);
 
         final String line = Files.readString(json).trim();

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * directory, and checks that nothing was lost or duplicated: every event the parent received is in
  * the event journal, its command in the command journal exactly once; the recovered state hash
  * equals an uninterrupted replay of the journal prefix; the event journal is exactly what the command
- * journal regenerates. Each kill comes after a random count of received events. 6 kills by default;
+ * journal regenerates. Each kill comes after a random count of received events. 3 kills by default;
  * {@code -Dgpux.crash.kills=200} (the {@code stress} profile) for more.
  */
 class CrashRecoveryTest
@@ -43,7 +43,7 @@ class CrashRecoveryTest
     @Test
     void killAndRecoverRepeatedly() throws Exception
     {
-        final int kills = Integer.getInteger("gpux.crash.kills", 6);
+        final int kills = Integer.getInteger("gpux.crash.kills", 3);
         final Random random = new Random(2026);
         final Map<Long, Long> received = new HashMap<>();
         String expectedHash = null;
