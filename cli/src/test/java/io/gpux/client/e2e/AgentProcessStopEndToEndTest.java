@@ -30,12 +30,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code gpux agent} as a real process, stopped by real signals: SIGINT stops it gracefully (the
  * renter's lease ends OWNER_RECLAIMED, then the agent exits 0); SIGTERM then SIGINT stops it at once,
- * saying which lease it abandons, with exit status 4.
+ * saying which lease it abandons, with exit status 4. The tests share one server process, each with
+ * accounts and a market of its own.
  */
 @DisabledOnOs(OS.WINDOWS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class AgentProcessStopEndToEndTest
 {
+    @RegisterExtension
+    static final SharedServer SHARED = new SharedServer("agent-stop.scn", 1000);
+
     @TempDir
     Path dir;
 
@@ -50,15 +54,15 @@ class AgentProcessStopEndToEndTest
     private Path ownerKeyFile;
 
     @BeforeEach
-    void startServer() throws Exception
+    void openAccounts() throws Exception
     {
-        server = new ServerProcess(dir, E2e.resource("agent-stop.scn", dir), 1000).start();
+        server = SHARED.server();
         dump.register("server", server::log);
         final GpuxClient admin = E2e.connect(server.port(), server.adminKey(), new Recorder("admin"));
         closeables.add(admin);
-        final E2e.Key owner = E2e.account(admin, "owner", Role.OWNER, 0);
+        final E2e.Key owner = E2e.account(admin, SHARED.name("owner"), Role.OWNER, 0);
         ownerKeyFile = Files.writeString(dir.resolve("owner.key"), owner.id() + ":" + owner.secret() + "\n");
-        renter = E2e.connect(server.port(), E2e.account(admin, "renter", Role.RENTER, 1_000_000_000L), renterEvents);
+        renter = E2e.connect(server.port(), E2e.account(admin, SHARED.name("renter"), Role.RENTER, 1_000_000_000L), renterEvents);
         closeables.add(renter);
     }
 
@@ -70,7 +74,6 @@ class AgentProcessStopEndToEndTest
         {
             E2e.closeQuietly(closeables.get(i));
         }
-        E2e.closeQuietly(server);
     }
 
     @Test
@@ -113,7 +116,7 @@ class AgentProcessStopEndToEndTest
             + "misses the heartbeats"), out());
         final AccountEvent ended = renterEvents.await("the lease's end", TIMEOUT,
             e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED);
-        assertEquals(EndReason.MACHINE_OFFLINE, ended.getLeaseEnded().getReason(), "the notice ran 30 s, the heartbeats 5 s");
+        assertEquals(EndReason.MACHINE_OFFLINE, ended.getLeaseEnded().getReason(), "the notice ran 30 s, the heartbeats 4 s");
     }
 
     // ------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * step each 0.1 s, keeping the count in {@code $GPUX_CHECKPOINT_DIR/count}. A lock file says which
  * attempt runs (one found at start is an overlap, recorded in {@code overlaps}); each start appends
  * "attempt pid lease CUDA_VISIBLE_DEVICES" to {@code attempts} (the pid leads the workload's process
- * group); on SIGTERM, handled from its first line, it drops the lock and exits 0.
+ * group); on SIGTERM, handled from its first line, it drops the lock and exits 0. While a file {@code hold}
+ * is in the checkpoint directory it does not take its last step, so that a test decides when it may finish.
  */
 final class CounterWorkload
 {
@@ -29,7 +30,8 @@ final class CounterWorkload
             "echo \"$GPUX_ATTEMPT $$\" > \"$ck/lock\"",
             "echo \"$GPUX_ATTEMPT $$ $GPUX_LEASE_ID $CUDA_VISIBLE_DEVICES\" >> \"$ck/attempts\"",
             "n=$(cat \"$ck/count\" 2>/dev/null || echo 0)",
-            "while [ \"$n\" -lt " + n + " ]; do sleep 0.1; n=$((n+1)); echo $n > \"$ck/count.tmp\"; mv \"$ck/count.tmp\" \"$ck/count\"; done",
+            "while [ \"$n\" -lt " + n + " ]; do sleep 0.1; while [ $((n+1)) -ge " + n + " ] && [ -e \"$ck/hold\" ]; do sleep 0.1; done; "
+                + "n=$((n+1)); echo $n > \"$ck/count.tmp\"; mv \"$ck/count.tmp\" \"$ck/count\"; done",
             "rm -f \"$ck/lock\"",
             "echo \"done $n\"");
     }

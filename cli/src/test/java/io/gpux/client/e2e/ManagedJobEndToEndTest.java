@@ -44,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * process runtime): the job counts to {@value #N}, keeping its count in a checkpoint on storage the
  * agent allows, is preempted twice by a higher bid and once by the owner's reclaim, and finishes
  * with the right count, one attempt at a time, on its own lease's GPU, paying only for leased time.
+ * The tests share one server process, each with accounts and a market of its own.
  */
 @DisabledOnOs(OS.WINDOWS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -51,6 +52,9 @@ class ManagedJobEndToEndTest
 {
     private static final int N = 40;
     private static final String MARKET = "RUN-1";
+
+    @RegisterExtension
+    static final SharedServer SHARED = new SharedServer("managed-job.scn", 1000);
 
     @TempDir
     Path dir;
@@ -71,23 +75,23 @@ class ManagedJobEndToEndTest
     private GpuxClient bigger;
 
     @BeforeEach
-    void startServer() throws Exception
+    void openAccounts() throws Exception
     {
-        server = new ServerProcess(dir, E2e.resource("managed-job.scn", dir), 1000).start();
+        server = SHARED.server();
         dump.register("server", server::log);
         dump.register("agent", () -> String.join("\n", agentLog));
         dump.register("job", () -> String.join("\n", heard));
         dump.register("renter", () -> E2e.describe(renterEvents.events()));
         admin = connect(server.adminKey(), new Recorder("admin"));
-        owner = connect(E2e.account(admin, "owner", Role.OWNER, 0), new Recorder("owner"));
-        renter = connect(E2e.account(admin, "renter", Role.RENTER, 1_000_000_000L), renterEvents);
-        bigger = connect(E2e.account(admin, "bigger", Role.RENTER, 1_000_000_000L), biggerEvents);
+        owner = connect(E2e.account(admin, SHARED.name("owner"), Role.OWNER, 0), new Recorder("owner"));
+        renter = connect(E2e.account(admin, SHARED.name("renter"), Role.RENTER, 1_000_000_000L), renterEvents);
+        bigger = connect(E2e.account(admin, SHARED.name("bigger"), Role.RENTER, 1_000_000_000L), biggerEvents);
     }
 
     @AfterEach
     void tearDown()
     {
-        E2e.closeAllQuietly(closeables, server);
+        E2e.closeAllQuietly(closeables, null);
     }
 
     @Test
@@ -190,7 +194,7 @@ class ManagedJobEndToEndTest
         final Path shared = dir.resolve("shared");
         final Path ck = shared.resolve("counter");
         Files.createDirectories(ck);
-        final GpuxClient owner2 = connect(E2e.account(admin, "owner2", Role.OWNER, 0), new Recorder("owner2"));
+        final GpuxClient owner2 = connect(E2e.account(admin, SHARED.name("owner2"), Role.OWNER, 0), new Recorder("owner2"));
         final OwnerAgent first = E2e.workloadAgent(owner, "RUN-2", "m1", dir, new WorkloadSupervisorContext()
             .stateDir(dir.resolve("state-1")).runtime(new ProcessRuntime(null, agentLog::add)).allowCheckpointPath(shared),
             agentLog::add, closeables);

@@ -41,16 +41,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Stopping the owner agent against a real server process: a graceful stop reclaims the machine with
  * notice and waits for its leases to end (also when a reclaim was already running), a stop at once
  * says which leases it abandons, and the wait is bounded, also when the exchange cannot be reached.
- * The markets are in {@code e2e/agent-stop.scn}: machines go offline 5 s after their last heartbeat.
+ * The markets are in {@code e2e/agent-stop.scn}: machines go offline 4 s after their last heartbeat.
+ * The tests share one server process, each with accounts of its own; the test that kills the server
+ * has one of its own.
  */
 @DisabledOnOs(OS.WINDOWS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class OwnerAgentStopEndToEndTest
 {
     private static final Duration INTERVAL = Duration.ofMillis(200);
-    private static final long GRACE_FAST_MS = 1500;
+    private static final long GRACE_FAST_MS = 1000;
     private static final long GRACE_SLOW_MS = 30_000;
     private static final long MARGIN_MS = 5_000;
+
+    @RegisterExtension
+    static final SharedServer SHARED = new SharedServer("agent-stop.scn", 1000);
 
     @TempDir
     Path dir;
@@ -60,21 +65,29 @@ class OwnerAgentStopEndToEndTest
 
     private ServerProcess server;
     private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final Recorder ownerEvents = new Recorder("owner");
-    private final Recorder renterEvents = new Recorder("renter");
+    private Recorder ownerEvents;
+    private Recorder renterEvents;
     private final Reports reports = new Reports();
     private GpuxClient owner;
     private GpuxClient renter;
 
     @BeforeEach
-    void startServer() throws Exception
+    void openAccounts() throws Exception
     {
-        server = new ServerProcess(dir, E2e.resource("agent-stop.scn", dir), 1000).start();
-        dump.register("server", server::log);
         dump.register("agent reports", () -> String.join("\n", reports.lines));
+        onServer(SHARED.server());
+    }
+
+    /** Connects the test's owner and renter, with accounts of their own, to the server. */
+    private void onServer(final ServerProcess exchange) throws Exception
+    {
+        server = exchange;
+        dump.register("server", server::log);
         final GpuxClient admin = connect(server.adminKey(), new Recorder("admin"));
-        owner = connect(E2e.account(admin, "owner", Role.OWNER, 0), ownerEvents);
-        renter = connect(E2e.account(admin, "renter", Role.RENTER, 1_000_000_000L), renterEvents);
+        ownerEvents = new Recorder("owner");
+        renterEvents = new Recorder("renter");
+        owner = connect(E2e.account(admin, SHARED.name("owner"), Role.OWNER, 0), ownerEvents);
+        renter = connect(E2e.account(admin, SHARED.name("renter"), Role.RENTER, 1_000_000_000L), renterEvents);
     }
 
     @AfterEach
@@ -84,7 +97,6 @@ class OwnerAgentStopEndToEndTest
         {
             E2e.closeQuietly(closeables.get(i));
         }
-        E2e.closeQuietly(server);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -167,8 +179,9 @@ class OwnerAgentStopEndToEndTest
     {
         final TcpProxy proxy = new TcpProxy(server.port());
         closeables.add(proxy);
-        final E2e.Key ownerKey = E2e.account(connect(server.adminKey(), new Recorder("admin-2")), "owner-2", Role.OWNER, 0);
-        owner = E2e.connect(proxy.port(), ownerKey, new Recorder("owner-2"),
+        final E2e.Key ownerKey = E2e.account(connect(server.adminKey(), new Recorder("admin-2")), SHARED.name("proxied-owner"),
+            Role.OWNER, 0);
+        owner = E2e.connect(proxy.port(), ownerKey, new Recorder("proxied-owner"),
             c -> c.reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200)).errorHandler(t -> { }));
         closeables.add(owner);
         final OwnerAgent agent = agent("STOP-MID", null, null);
@@ -192,6 +205,10 @@ class OwnerAgentStopEndToEndTest
     @Test
     void theWaitIsBoundedAndAnUnreachableExchangeIsReportedUntilTheDeadline() throws Exception
     {
+        // the exchange goes down in this test: a server of its own
+        final ServerProcess own = new ServerProcess(dir, E2e.resource("agent-stop.scn", dir), 1000);
+        closeables.add(own);
+        onServer(own.start());
         final CachedNanoClock clock = new CachedNanoClock();
         final OwnerAgent agent = agent("STOP-SLOW", null, clock);
         E2e.await("the ask is posted (driven by hand, an interval a call)", () ->

@@ -26,6 +26,12 @@ final class ServerProcess implements AutoCloseable
 {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * A test's child JVM lives for seconds and does little: the C1 compiler alone (no C2 threads competing for
+     * the CPUs with the test) and the serial collector (no concurrent GC threads) start it sooner, the class-data
+     * sharing archive of the JDK loads the JDK's classes without parsing them.
+     */
+    static final List<String> STARTUP_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto");
 
     private Path dataDir;
     private final List<String> options = new ArrayList<>();
@@ -95,6 +101,7 @@ final class ServerProcess implements AutoCloseable
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
             .redirectInput(ProcessBuilder.Redirect.PIPE);
+        final long startNanos = System.nanoTime();
         process = builder.start();
         final Process started = process;
         killOnExit = new Thread(() -> killTree(started), "e2e-kill-server");
@@ -115,6 +122,8 @@ final class ServerProcess implements AutoCloseable
             Thread.sleep(20);
         }
         port = Integer.parseInt(Files.readString(portFile).trim());
+        System.out.printf("e2e: server start %d listened after %d ms%n", starts,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         if (adminKey == null)
         {
             final String[] key = Files.readString(adminKeyFile).trim().split(":");
@@ -163,11 +172,14 @@ final class ServerProcess implements AutoCloseable
         return cmd;
     }
 
-    /** This JVM's module-access flags and system properties (what Surefire's argLine gave it). */
+    /**
+     * The flags of a child JVM: this JVM's module-access flags and system properties (what Surefire's argLine gave
+     * it), and {@link #STARTUP_FLAGS}.
+     */
     static List<String> jvmFlags()
     {
         final List<String> in = ManagementFactory.getRuntimeMXBean().getInputArguments();
-        final List<String> out = new ArrayList<>();
+        final List<String> out = new ArrayList<>(STARTUP_FLAGS);
         for (int i = 0; i < in.size(); i++)
         {
             final String arg = in.get(i);

@@ -41,16 +41,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A renter's workload run by the owner agent, through a real server process: the agent on the fake
- * nvidia-smi (one H200) with the process runtime. The markets are in {@code e2e/workloads.scn}.
+ * nvidia-smi (one H200) with the process runtime. The markets are in {@code e2e/workloads.scn}. The tests
+ * share one server process, each with accounts of its own.
  */
 @DisabledOnOs(OS.WINDOWS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class WorkloadEndToEndTest
 {
-    private static final String MARKET = "WL-1";
     /** A job that runs until SIGTERM, then prints the notice file and exits 0. */
     private static final String TRAP_TERM =
         "trap 'echo got-term; cat \"$GPUX_NOTICE_FILE\"; exit 0' TERM; echo started; while true; do sleep 0.1; done";
+
+    @RegisterExtension
+    static final SharedServer SHARED = new SharedServer("workloads.scn", 1000);
 
     @TempDir
     Path dir;
@@ -64,28 +67,31 @@ class WorkloadEndToEndTest
     private final WorkloadStatuses statuses = new WorkloadStatuses();
     private final List<String> agentLog = new CopyOnWriteArrayList<>();
     private final java.util.Set<Long> leases = new java.util.HashSet<>();
+    /** The test's own market (WL-1, WL-2, WL-3). */
+    private String market;
     private GpuxClient admin;
     private GpuxClient owner;
     private GpuxClient renter;
 
     @BeforeEach
-    void startServer() throws Exception
+    void openAccounts() throws Exception
     {
-        server = new ServerProcess(dir, E2e.resource("workloads.scn", dir), 1000).start();
+        server = SHARED.server();
+        market = "WL-" + SHARED.test();
         dump.register("server", server::log);
         dump.register("agent", () -> String.join("\n", agentLog));
         dump.register("statuses", statuses::toString);
         dump.register("renter", () -> E2e.describe(renterEvents.events()));
         admin = connect(server.adminKey(), new Recorder("admin"));
-        owner = connect(E2e.account(admin, "owner", Role.OWNER, 0), new Recorder("owner"));
-        renter = connect(E2e.account(admin, "renter", Role.RENTER, 1_000_000_000L), renterEvents);
+        owner = connect(E2e.account(admin, SHARED.name("owner"), Role.OWNER, 0), new Recorder("owner"));
+        renter = connect(E2e.account(admin, SHARED.name("renter"), Role.RENTER, 1_000_000_000L), renterEvents);
         renter.addListener(statuses);
     }
 
     @AfterEach
     void tearDown()
     {
-        E2e.closeAllQuietly(closeables, server);
+        E2e.closeAllQuietly(closeables, null);
     }
 
     @Test
@@ -119,8 +125,8 @@ class WorkloadEndToEndTest
             statuses::toString);
 
         // a higher bid takes the GPU: the lease gets a notice, its workload the notice file and SIGTERM
-        final GpuxClient bigger = connect(E2e.account(admin, "bigger", Role.RENTER, 1_000_000_000L), new Recorder("bigger"));
-        ok(bigger, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(1).setMarket(MARKET).setGpus(1)
+        final GpuxClient bigger = connect(E2e.account(admin, SHARED.name("bigger"), Role.RENTER, 1_000_000_000L), new Recorder("bigger"));
+        ok(bigger, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(1).setMarket(market).setGpus(1)
             .setPrice(Money.parsePrice("5.0"))));
         final AccountEvent notice = renterEvents.await("the notice", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.PREEMPT_NOTICE
             && e.getPreemptNotice().getLeaseId() == second);
@@ -184,13 +190,13 @@ class WorkloadEndToEndTest
 
     private OwnerAgent agent(final WorkloadSupervisorContext workloads) throws Exception
     {
-        return E2e.workloadAgent(owner, MARKET, dir, workloads, agentLog::add, closeables);
+        return E2e.workloadAgent(owner, market, dir, workloads, agentLog::add, closeables);
     }
 
     /** The renter takes one GPU at the reserve; the lease id. */
     private long lease(final long orderId) throws Exception
     {
-        ok(renter, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(orderId).setMarket(MARKET).setGpus(1)
+        ok(renter, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(orderId).setMarket(market).setGpus(1)
             .setPrice(Money.parsePrice("1.0"))));
         final long lease = renterEvents.await("lease " + orderId, TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.LEASE_STARTED
             && !leases.contains(e.getLeaseStarted().getLeaseId())).getLeaseStarted().getLeaseId();
