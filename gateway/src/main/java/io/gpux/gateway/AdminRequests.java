@@ -5,6 +5,7 @@ import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
 import io.gpux.engine.market.Market;
 import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.orders.OrderRequests;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Configure;
 import io.gpux.proto.v1.CreateAccount;
@@ -201,7 +202,7 @@ final class AdminRequests
 
     private void createAccount(final ChannelHandlerContext ctx, final long rid, final CreateAccount c)
     {
-        if (!OrderEntry.NAME.matcher(c.getName()).matches())
+        if (!OrderRequests.NAME.matcher(c.getName()).matches())
         {
             publisher.reply(ctx, rid, Reason.INVALID_PARAMETER, "an account name is 1 to 64 of A-Z a-z 0-9 . _ -");
             return;

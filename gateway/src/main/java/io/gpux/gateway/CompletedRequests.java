@@ -3,6 +3,7 @@ package io.gpux.gateway;
 import io.gpux.engine.event.RejectReason;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.directory.Directory;
+import io.gpux.gateway.directory.Registrations;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Reason;
@@ -33,30 +34,14 @@ final class CompletedRequests implements Egress.CompletionHook
     public void onCompleted(final Session s, final int slot, final RejectReason reject, final Response.Builder response)
     {
         final long assigned = s.assignedId(slot);
-        // rejected by the engine, or refused unjournaled (UNAVAILABLE): nothing was registered
-        final boolean ok = response.getReason() == Reason.REASON_OK;
         switch (s.kind(slot))
         {
             case Session.KIND_NEW_ACCOUNT, Session.KIND_NEW_MARKET, Session.KIND_NEW_MACHINE ->
-            {
-                if (!ok)
-                {
-                    switch (s.kind(slot))
-                    {
-                        case Session.KIND_NEW_ACCOUNT -> directory.forgetAccount(assigned);
-                        case Session.KIND_NEW_MARKET -> directory.forgetMarket(assigned);
-                        default -> directory.forgetMachine(assigned);
-                    }
-                }
-                else
-                {
-                    response.setAssignedId(assigned);
-                }
-            }
+                Registrations.answered(directory, s.kind(slot), assigned, response);
             case Session.KIND_NEW_KEY ->
             {
                 final Long account = pendingKeys.remove(assigned);
-                if (ok && account != null)
+                if (response.getReason() == Reason.REASON_OK && account != null)
                 {
                     directory.keyAdded(assigned, account);
                     response.setAssignedId(assigned).setSecret(authenticator.secretHex(assigned));

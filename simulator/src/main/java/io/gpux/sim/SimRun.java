@@ -8,6 +8,7 @@ import io.gpux.sim.agent.Levers;
 import io.gpux.sim.agent.Population;
 import io.gpux.sim.agent.Renter;
 import io.gpux.sim.market.MarketRules;
+import io.gpux.sim.market.SimulatedAccess;
 import io.gpux.sim.market.SimulatedExchange;
 import io.gpux.sim.report.AgentRecords;
 import io.gpux.sim.report.Analysis;
@@ -73,10 +74,10 @@ public final class SimRun
             symbols.add(c.symbol());
         }
         final SimulatedExchange exchange = new SimulatedExchange(open, rules, symbols);
-        final List<SimulatedExchange.SimulatedAccess> accesses = new ArrayList<>();
+        final List<SimulatedAccess> accesses = new ArrayList<>();
         for (final Agent agent : population.everyone())
         {
-            final SimulatedExchange.SimulatedAccess access = exchange.createAccount(agent.name(), Population.rolesOf(agent),
+            final SimulatedAccess access = exchange.createAccount(agent.name(), Population.rolesOf(agent),
                 Population.depositOf(agent));
             agent.attach(access);
             accesses.add(access);
@@ -130,7 +131,7 @@ public final class SimRun
             }
         }
         long balances = 0;
-        for (final SimulatedExchange.SimulatedAccess a : accesses)
+        for (final SimulatedAccess a : accesses)
         {
             balances += a.balance();
         }

@@ -21,11 +21,13 @@ import io.gpux.proto.v1.PreemptNotice;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Rejected;
 import io.gpux.proto.v1.Settled;
+import io.gpux.proto.v1.Trade;
 
 /**
  * Engine enums and events to their wire form as the generated messages. The egress writes account
- * events without building messages ({@link EventFrames}, the same bytes); this form is for the
- * simulator and as the reference the egress's encoder is tested against.
+ * events and trades without building messages ({@link EventFrames}, the same bytes); this form is
+ * for the embedded gateway ({@code io.gpux.gateway.embedded}) and the reference the egress's encoder
+ * is tested against.
  */
 public final class ProtoMapping
 {
@@ -137,5 +139,12 @@ public final class ProtoMapping
             default -> throw new IllegalArgumentException("not a private event: " + e.type);
         }
         return b.build();
+    }
+
+    /** The anonymous Trade market data subscribers get for a TRADE event. */
+    public static Trade trade(final Event e, final Directory directory)
+    {
+        return Trade.newBuilder().setMarket(directory.marketSymbol(e.marketId)).setGpus(e.gpus)
+            .setPrice(e.price).setTimeMs(e.timeMs).setEngineSeq(e.sequence).build();
     }
 }

@@ -11,7 +11,7 @@ import io.gpux.proto.v1.Replace;
  * What an agent sees of the exchange: one account's order entry, machines, market data and events,
  * and a clock and timers in <b>market time</b>. Two implementations run the same agents:
  * {@link ClientMarketAccess} over a {@link io.gpux.client.GpuxClient} and the real gateway (the demo),
- * and {@link SimulatedExchange}'s accounts, straight over the matching engine with a simulated clock.
+ * and {@link SimulatedExchange}'s accounts ({@link SimulatedAccess}), straight over the matching engine with a simulated clock.
  *
  * <p>Answers and events come to the listeners as a {@code GpuxClient} delivers them
  * ({@link ClientListener}: responses, account events in order, book snapshots and updates, trades),
