@@ -16,6 +16,8 @@ import io.gpux.proto.v1.Subscribe;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -32,7 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * applying commands. A cut-off client that never reads again still loses its connection (after
  * {@link io.gpux.gateway.egress.Frames#CLOSE_GRACE_MS}, not never), and so does one that floods
  * requests the gateway answers by itself without reading the answers (which must not queue without
- * bound). Sizes, not speeds, are asserted; the loops run until the cut or a generous deadline.
+ * bound). Sizes, not speeds, are asserted; the loops run until the cut or a generous deadline. The
+ * two that wait out the close grace do it side by side, each with its own exchange.
  */
 class SlowConsumerTest
 {
@@ -196,6 +199,7 @@ class SlowConsumerTest
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    @Execution(ExecutionMode.CONCURRENT)
     void aStalledReaderThatNeverComesBackIsClosedAnyway() throws Exception
     {
         assumeTrue(SocketProbe.available(), "needs /proc to see the server's side of a connection");
@@ -241,6 +245,7 @@ class SlowConsumerTest
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    @Execution(ExecutionMode.CONCURRENT)
     void aClientFloodingRequestsWithoutReadingIsCutOff() throws Exception
     {
         assumeTrue(SocketProbe.available(), "needs /proc to see the server's side of a connection");
