@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Thousands of hostile connections against one running exchange, 50 at a time: random bytes, random
+ * A thousand hostile connections against one running exchange, 50 at a time: random bytes, random
  * Envelopes (before and after a real Login, as a trader and as the admin), truncated, mutated,
  * zero-length and oversized frames, garbage before and after a Login, a Login sent a byte at a time,
  * connections dropped mid-frame. Then a fresh, well-behaved session must get its answers, nothing
