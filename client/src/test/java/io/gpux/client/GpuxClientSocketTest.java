@@ -394,7 +394,8 @@ class GpuxClientSocketTest
             .listener(recorder)
             .eventLoopGroup(clientGroup)
             .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100))
-            .loginTimeout(Duration.ofSeconds(2))
+            // no test here waits for the login deadline: it only has to outlast a cold first Login on a loaded machine
+            .loginTimeout(Duration.ofSeconds(10))
             .errorHandler(ex -> ex.printStackTrace());
     }
 
@@ -519,8 +520,9 @@ class GpuxClientSocketTest
             spot.close(true);
             await("the release", () -> heard.contains("ended L1 RELEASED"));
             await("the request to stop listening", () -> client.listenerCount() == 1);
-            assertEquals(1, gateway.received(Envelope.BodyCase.PLACE_BID), "nothing re-bid after close");
+            // every command sent is answered, so a re-bid sent at the release would have reached the gateway by now
             await("the release answered", () -> client.unansweredCommands() == 0);
+            assertEquals(1, gateway.received(Envelope.BodyCase.PLACE_BID), "nothing re-bid after close");
         }
     }
 

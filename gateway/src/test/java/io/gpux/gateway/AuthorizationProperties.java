@@ -1,5 +1,6 @@
 package io.gpux.gateway;
 
+import io.gpux.engine.StressTries;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Configure;
 import io.gpux.proto.v1.CreateAccount;
@@ -31,6 +32,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import net.jqwik.api.statistics.Statistics;
@@ -55,7 +57,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * then the same thing done by the target (or, for admin requests, by the admin) works.
  *
  * <p>One exchange serves every try of the run (started before the container, closed after it).
+ *
+ * <p>Ten times the tries under {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class AuthorizationProperties
 {
     private static final String MARKET = "AUTHZ-1";

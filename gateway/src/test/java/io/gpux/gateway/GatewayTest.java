@@ -22,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -327,44 +329,44 @@ class GatewayTest
         }
     }
 
+    /** The two deadlines (no Login in time, no heartbeat in time) run out while the other cases are tried. */
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void misbehavingConnectionsAreClosedWithAReason() throws Exception
     {
-        try (RawConnection c = connect())
+        try (RawConnection idle = connect();
+             RawConnection silent = loggedIn(admin.keyId(), admin.secret()))
         {
-            c.send(Envelope.newBuilder().setRequestId(1).setPlaceBid(PlaceBid.getDefaultInstance()).build());
-            assertEquals(SessionErrorCode.NOT_LOGGED_IN, c.readNonHeartbeat().getSessionError().getCode());
-            assertTrue(c.closedByServer());
-        }
-        try (RawConnection c = connect())
-        {
-            c.sendRaw(new byte[] {0x7f, (byte)0xff, (byte)0xff, (byte)0xff});
-            final Envelope e = c.readNonHeartbeat();
-            assertEquals(SessionErrorCode.FRAME_TOO_LARGE, e.getSessionError().getCode(), "2 GiB prefix refused at once");
-        }
-        try (RawConnection c = connect())
-        {
-            c.sendRaw(new byte[] {0, 0, 0, 3, (byte)0xff, (byte)0xff, (byte)0xff});
-            assertEquals(SessionErrorCode.MALFORMED_FRAME, c.readNonHeartbeat().getSessionError().getCode());
-        }
-        try (RawConnection c = connect())
-        {
-            final Envelope e = c.readNonHeartbeat();
-            assertEquals(SessionErrorCode.NOT_LOGGED_IN, e.getSessionError().getCode(), "no login in time");
-        }
-        try (RawConnection c = loggedIn(admin.keyId(), admin.secret()))
-        {
-            c.send(Envelope.newBuilder().setLogin(Login.getDefaultInstance()).build());
-            assertEquals(SessionErrorCode.PROTOCOL_VIOLATION, c.readUntil(Envelope.BodyCase.SESSION_ERROR)
-                .getSessionError().getCode());
-        }
-        try (RawConnection c = loggedIn(admin.keyId(), admin.secret()))
-        {
-            c.stopHeartbeats();
-            c.socket.setSoTimeout(10_000);
             // send nothing: the server heartbeats, then cuts us off after two intervals of silence
-            final Envelope e = c.readUntil(Envelope.BodyCase.SESSION_ERROR);
-            assertEquals(SessionErrorCode.HEARTBEAT_TIMEOUT, e.getSessionError().getCode());
+            silent.stopHeartbeats();
+            silent.socket.setSoTimeout(10_000);
+            try (RawConnection c = connect())
+            {
+                c.send(Envelope.newBuilder().setRequestId(1).setPlaceBid(PlaceBid.getDefaultInstance()).build());
+                assertEquals(SessionErrorCode.NOT_LOGGED_IN, c.readNonHeartbeat().getSessionError().getCode());
+                assertTrue(c.closedByServer());
+            }
+            try (RawConnection c = connect())
+            {
+                c.sendRaw(new byte[] {0x7f, (byte)0xff, (byte)0xff, (byte)0xff});
+                final Envelope e = c.readNonHeartbeat();
+                assertEquals(SessionErrorCode.FRAME_TOO_LARGE, e.getSessionError().getCode(), "2 GiB prefix refused at once");
+            }
+            try (RawConnection c = connect())
+            {
+                c.sendRaw(new byte[] {0, 0, 0, 3, (byte)0xff, (byte)0xff, (byte)0xff});
+                assertEquals(SessionErrorCode.MALFORMED_FRAME, c.readNonHeartbeat().getSessionError().getCode());
+            }
+            try (RawConnection c = loggedIn(admin.keyId(), admin.secret()))
+            {
+                c.send(Envelope.newBuilder().setLogin(Login.getDefaultInstance()).build());
+                assertEquals(SessionErrorCode.PROTOCOL_VIOLATION, c.readUntil(Envelope.BodyCase.SESSION_ERROR)
+                    .getSessionError().getCode());
+            }
+            final Envelope notLoggedIn = idle.readNonHeartbeat();
+            assertEquals(SessionErrorCode.NOT_LOGGED_IN, notLoggedIn.getSessionError().getCode(), "no login in time");
+            final Envelope timedOut = silent.readUntil(Envelope.BodyCase.SESSION_ERROR);
+            assertEquals(SessionErrorCode.HEARTBEAT_TIMEOUT, timedOut.getSessionError().getCode());
         }
     }
 

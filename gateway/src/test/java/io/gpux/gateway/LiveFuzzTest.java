@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Thousands of hostile connections against one running exchange, 50 at a time: random bytes, random
+ * A thousand hostile connections against one running exchange, 50 at a time: random bytes, random
  * Envelopes (before and after a real Login, as a trader and as the admin), truncated, mutated,
  * zero-length and oversized frames, garbage before and after a Login, a Login sent a byte at a time,
  * connections dropped mid-frame. Then a fresh, well-behaved session must get its answers, nothing
@@ -43,11 +43,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * MALFORMED_FRAME; an incomplete frame is waited for until the login deadline (NOT_LOGGED_IN) or
  * two heartbeat intervals of silence (HEARTBEAT_TIMEOUT)). The only closes without one are the
  * client's own: a Logout, or a client that hangs up (with or without a reset). The seed is printed;
- * {@code -Dgpux.fuzz.seed=N} replays a run.
+ * {@code -Dgpux.fuzz.seed=N} replays a run. A plain build runs {@value #CONNECTIONS_DEFAULT} connections,
+ * {@code -Pstress} three times as many; {@code -Dgpux.fuzz.connections=N} sets the number.
  */
 class LiveFuzzTest
 {
-    private static final int CONNECTIONS = Integer.getInteger("gpux.fuzz.connections", 3000);
+    private static final int CONNECTIONS_DEFAULT = 1000;
+    private static final int CONNECTIONS = Integer.getInteger("gpux.fuzz.connections",
+        Boolean.getBoolean("gpux.stress") ? 3 * CONNECTIONS_DEFAULT : CONNECTIONS_DEFAULT);
     private static final int CONCURRENCY = 50;
     private static final Set<String> ADMIN_EXCLUDED = Set.of("revoke_key");
 

@@ -7,6 +7,8 @@ import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Role;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.io.IOException;
 import java.net.URI;
@@ -27,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The metrics endpoint scraped over HTTP and its Prometheus text parsed: the figures follow what the
  * clients did (sessions, commands, the gateway's and the engine's rejects by reason, the book's best bid).
+ * The two that wait for a figure sampled once a second wait side by side, each with its own exchange.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MetricsEndpointTest
@@ -34,6 +37,7 @@ class MetricsEndpointTest
     private static final String MARKET = "RTX4090-24G";
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aScrapeShowsTheSessionsTheCommandsTheRejectsAndTheBook() throws Exception
     {
         try (TestExchange ex = TestExchange.start(c -> c.metricsPort(0).ratePerSecond(1).rateBurst(3).heartbeatIntervalMs(60_000));
@@ -75,6 +79,7 @@ class MetricsEndpointTest
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void commandRoundTripsAreTimed() throws Exception
     {
         try (TestExchange ex = TestExchange.start(c -> c.metricsPort(0).heartbeatIntervalMs(60_000));

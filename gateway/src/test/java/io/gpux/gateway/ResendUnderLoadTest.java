@@ -68,10 +68,14 @@ class ResendUnderLoadTest
         }
     }
 
-    /** An exchange with the resend limits and the high-water mark given (unread output a connection may have). */
+    /**
+     * An exchange with the resend limits and the high-water mark given (unread output a connection may have).
+     * Connections opened before a long history is written log in after it: the login deadline outlasts the test.
+     */
     private TestExchange start(final int perAccount, final int total, final int highWaterBytes) throws Exception
     {
-        ex = TestExchange.start(c -> c.sharedLoop(sharedLoop()).heartbeatIntervalMs(2000).outboundHighWaterBytes(highWaterBytes)
+        ex = TestExchange.start(c -> c.sharedLoop(sharedLoop()).heartbeatIntervalMs(2000).loginTimeoutMs(120_000)
+            .outboundHighWaterBytes(highWaterBytes)
             .ratePerSecond(10_000_000).rateBurst(1_000_000).maxResendsPerAccount(perAccount).maxResends(total));
         return ex;
     }
@@ -339,8 +343,10 @@ class ResendUnderLoadTest
             TestExchange.ok(heavy, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder()
                 .setOrderId(99_999).setMarket(MARKET).setGpus(1).setPrice(2)));
             final long last = lastSeq(heavy);
-            assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, resume(stalled1, heavyKey, 0, false).getBodyCase());
-            assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, resume(stalled2, heavyKey, 0, false).getBodyCase());
+            final Envelope stalled1Accepted = resume(stalled1, heavyKey, 0, false);
+            assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, stalled1Accepted.getBodyCase(), stalled1Accepted::toString);
+            final Envelope stalled2Accepted = resume(stalled2, heavyKey, 0, false);
+            assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, stalled2Accepted.getBodyCase(), stalled2Accepted::toString);
             stalled1.startHeartbeats(250);
             stalled2.startHeartbeats(250);
 
@@ -399,7 +405,8 @@ class ResendUnderLoadTest
         {
             heavy.startHeartbeats(250);
             history(heavy, STALLING_PAIRS, 200);
-            assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, resume(stalled, heavyKey, 0, false).getBodyCase());
+            final Envelope stalledAccepted = resume(stalled, heavyKey, 0, false);
+            assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, stalledAccepted.getBodyCase(), stalledAccepted::toString);
             stalled.startHeartbeats(250);
             final Envelope refusal = resume(refused, otherKey, 0, false);
             assertEquals(Envelope.BodyCase.SESSION_ERROR, refusal.getBodyCase(), refusal::toString);

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * first one's pid while the first keeps serving, and the directory is free again once it stops;
  * {@code journal dump} reads it meanwhile, {@code journal verify} refuses to), and
  * every failed start is one line on stderr with a non-zero status, the trace only with {@code --verbose}.
- * Independent failures run as processes side by side, to keep the JVM starts few and short.
+ * Independent failures run as processes side by side, to keep the JVM starts few and short, and the two
+ * tests run beside each other.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ServerStartupProcessTest
@@ -172,19 +175,22 @@ class ServerStartupProcessTest
         final Path keyFile = dir.resolve("admin.key");
 
         // a port in use on a fresh directory: refused before anything is made, so no admin key goes unprinted
+        // (its own directory, so that the first server starts meanwhile)
+        final Path busyData = dir.resolve("busy-data");
+        final Child first;
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
-            server("busy-port", "--data", data.toString(), "--port", Integer.toString(taken.getLocalPort()))
-                .failedInOneLine(1, "cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": address already in use; " +
-                    "stop what listens there or choose another --port");
+            final Child busy = server("busy-port", "--data", busyData.toString(), "--port", Integer.toString(taken.getLocalPort()));
+            first = server("first", "--data", data.toString(), "--port", "0", "--port-file", portFile.toString(),
+                "--admin-key-file", keyFile.toString());
+            busy.failedInOneLine(1, "cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": address already in use; " +
+                "stop what listens there or choose another --port");
         }
-        try (Stream<Path> files = Files.list(data))
+        try (Stream<Path> files = Files.list(busyData))
         {
-            assertEquals(List.of(data.resolve("LOCK")), files.toList(), "nothing but the lock file was made");
+            assertEquals(List.of(busyData.resolve("LOCK")), files.toList(), "nothing but the lock file was made");
         }
 
-        final Child first = server("first", "--data", data.toString(), "--port", "0", "--port-file", portFile.toString(),
-            "--admin-key-file", keyFile.toString());
         final int port = listening(first, portFile);
         assertTrue(first.stdout().contains("Fresh exchange. Admin key (shown once, keep it safe):"), first.stdout());
         final String[] key = Files.readString(keyFile).trim().split(":");
@@ -215,6 +221,7 @@ class ServerStartupProcessTest
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void everyFailedStartIsOneLineAndVerboseAddsTheTrace() throws Exception
     {
         final Path file = Files.writeString(dir.resolve("a-file"), "not a directory");

@@ -62,10 +62,7 @@ class SessionLimitProcessTest
         final TestExchange.Key crowd = TestExchange.account(admin, "crowd", 0, Role.RENTER);
         final TestExchange.Key other = TestExchange.account(admin, "other", 0, Role.RENTER);
 
-        for (int i = 0; i < PER_ACCOUNT; i++)
-        {
-            login(port, crowd);
-        }
+        logins(port, crowd, PER_ACCOUNT);
         final Envelope refused = refusedLogin(port, crowd);
         assertTrue(refused.getSessionError().getMessage().contains("account crowd has its maximum of " + PER_ACCOUNT),
             refused::toString);
@@ -74,10 +71,7 @@ class SessionLimitProcessTest
         assertEquals(Envelope.BodyCase.PORTFOLIO, served.responseTo(served.request(
             Envelope.newBuilder().setPortfolioRequest(PortfolioRequest.getDefaultInstance()))).getBodyCase(),
             "another account is still served");
-        while (open.size() < TOTAL)
-        {
-            login(port, other);
-        }
+        logins(port, other, TOTAL - open.size());
         final Envelope full = refusedLogin(port, other);
         assertTrue(full.getSessionError().getMessage().contains("the server has its maximum of " + TOTAL), full::toString);
 
@@ -132,6 +126,27 @@ class SessionLimitProcessTest
         final Envelope e = c.login(key.id(), key.secret());
         assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, e.getBodyCase(), () -> "session " + open.size() + ": " + e);
         return c;
+    }
+
+    /** Opens {@code n} sessions, the Logins all sent before the first answer is read. */
+    private void logins(final int port, final TestExchange.Key key, final int n) throws IOException
+    {
+        final List<RawConnection> sent = new ArrayList<>();
+        for (int i = 0; i < n; i++)
+        {
+            final RawConnection c = new RawConnection(port);
+            open.add(c);
+            sent.add(c);
+            // its answer may wait behind all the Logins sent before it
+            c.socket.setSoTimeout(60_000);
+            c.send(Envelope.newBuilder().setLogin(RawConnection.login(key.id(), key.secret(), System.currentTimeMillis())).build());
+        }
+        for (int i = 0; i < n; i++)
+        {
+            final Envelope e = sent.get(i).readNonHeartbeat();
+            final int session = i + 1;
+            assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, e.getBodyCase(), () -> "session " + session + " of " + n + ": " + e);
+        }
     }
 
     private static Envelope refusedLogin(final int port, final TestExchange.Key key) throws IOException

@@ -1,5 +1,6 @@
 package io.gpux.gateway;
 
+import io.gpux.engine.StressTries;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.PortfolioRequest;
 import io.gpux.proto.v1.Reason;
@@ -13,6 +14,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import net.jqwik.api.statistics.Statistics;
@@ -33,7 +35,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * owner acting as its renter, the lease's renter acting as its owner) and a request; the actor's
  * request is refused NOT_AUTHORIZED, the rightful party's works, and up to a marker (the actor's own
  * Portfolio answer, after the renter has seen the status) the actor was sent no workload message.
+ *
+ * <p>Ten times the tries under {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class WorkloadAuthorizationProperties
 {
     private static final AtomicInteger TRIES = new AtomicInteger();

@@ -2,6 +2,7 @@ package io.gpux.gateway.codec;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.gpux.engine.StressTries;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.TimeInForce;
@@ -26,6 +27,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 
 import java.lang.reflect.Field;
@@ -49,7 +51,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * oracle). Any bytes at all (random, or valid requests mutated) are either decoded to what the
  * generated parser reads, or left to it; a frame is refused exactly when the generated parser
  * refuses it, with its message.
+ *
+ * <p>Ten times the tries under {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class RequestDecoderProperties
 {
     static final long[] EDGE = {0, 1, -1, 2, 127, 128, 16_383, 16_384, 1_000_000, 1_000_001, Integer.MAX_VALUE,
@@ -241,7 +246,7 @@ class RequestDecoderProperties
 
     // ------------------------------------------------------------------------------------------- properties
 
-    @Property(tries = 3000)
+    @Property(tries = 750)
     void hotRequestsDecodeToWhatTheGeneratedParserReads(
         @ForAll("hotEnvelopes") final Envelope env, @ForAll final long layoutSeed) throws InvalidProtocolBufferException
     {
@@ -271,7 +276,7 @@ class RequestDecoderProperties
         assertEquals(expected(parsed), actual(new HotRequest().readFrom(parsed)));
     }
 
-    @Property(tries = 2000)
+    @Property(tries = 500)
     void ordersStageTheCommandTheOldHandlerStaged(@ForAll("orderEnvelopes") final Envelope env, @ForAll final long layoutSeed)
         throws InvalidProtocolBufferException
     {
@@ -294,7 +299,7 @@ class RequestDecoderProperties
         Statistics.label("outcome").collect(old.startsWith("type=") ? env.getBodyCase().toString() : old.split(" ")[0]);
     }
 
-    @Property(tries = 5000)
+    @Property(tries = 1250)
     void anyBytesAreDecodedAsTheGeneratedParserDecodesThemOrLeftToIt(@ForAll("anyBytes") final byte[] bytes)
     {
         Envelope parsed = null;
@@ -337,14 +342,14 @@ class RequestDecoderProperties
         }
     }
 
-    @Property(tries = 5000)
+    @Property(tries = 1250)
     void utf8IsCheckedAsProtobufChecksIt(@ForAll("utf8ish") final byte[] bytes)
     {
         final byte[] padded = WireInput.concat(new byte[] {(byte)0xe0}, bytes, new byte[] {(byte)0x80});
         assertEquals(ByteString.copyFrom(bytes).isValidUtf8(), WireReader.isValidUtf8(padded, 1, bytes.length));
     }
 
-    @Property(tries = 2000)
+    @Property(tries = 500)
     void regionIdsFromBytesAreTheDirectorysNameIds(@ForAll final String name)
     {
         final byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
@@ -352,7 +357,7 @@ class RequestDecoderProperties
         assertEquals(Directory.nameId(new String(utf8, StandardCharsets.UTF_8)), HotRequest.nameId(utf8, 0, utf8.length));
     }
 
-    @Property(tries = 300)
+    @Property(tries = 100)
     void theSymbolCacheNeverAnswersAnotherName(
         @ForAll("symbolOps") final List<Tuple.Tuple2<Boolean, Integer>> ops)
     {

@@ -1,6 +1,7 @@
 package io.gpux.gateway.egress;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.gpux.engine.StressTries;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.event.CancelReason;
 import io.gpux.engine.event.EndReason;
@@ -21,6 +22,7 @@ import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 
 import java.lang.management.ManagementFactory;
@@ -42,7 +44,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * which the egress used before and the simulator still uses), and parses with the generated classes
  * into that Envelope. The same for trades and command Responses, and
  * for many frames written one after another into one buffer.
+ *
+ * <p>Ten times the tries under {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class EventFramesProperties
 {
     private static final long[] EDGE = {0, 1, -1, 127, 128, 300, 16_384, Integer.MAX_VALUE, Integer.MIN_VALUE, 0xFFFF_FFFFL,
@@ -131,7 +136,7 @@ class EventFramesProperties
         return Arbitraries.of(PRIVATE);
     }
 
-    @Property(tries = 5000)
+    @Property(tries = 1250)
     void accountEventFramesAreTheBytesTheGeneratedClassesWrote(
         @ForAll("privateTypes") final EventType type, @ForAll final long seed) throws InvalidProtocolBufferException
     {
@@ -152,7 +157,7 @@ class EventFramesProperties
         Statistics.label("type").collect(type);
     }
 
-    @Property(tries = 2000)
+    @Property(tries = 500)
     void tradeFramesAreTheBytesTheGeneratedClassesWrote(@ForAll final long seed) throws InvalidProtocolBufferException
     {
         final Random r = new Random(seed);
@@ -169,7 +174,7 @@ class EventFramesProperties
         assertEquals(old, parse(frame));
     }
 
-    @Property(tries = 2000)
+    @Property(tries = 500)
     void responseFramesAreTheBytesTheGeneratedClassesWrote(@ForAll final long seed) throws InvalidProtocolBufferException
     {
         final Random r = new Random(seed);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpux.engine.StressTries;
 import io.gpux.proto.v1.Candle;
 import io.gpux.proto.v1.History;
 import java.util.ArrayList;
@@ -17,13 +18,17 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import org.junit.jupiter.api.Test;
 
 /**
  * The candles against a reference that keeps every trade and recomputes them: the same open, high,
  * low, close, volume and count for every interval, over the window the ring keeps, and the answer's
  * bounds and truncation.
+ *
+ * <p>Ten times the tries under {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class PriceHistoryProperties
 {
     record T(long timeMs, long price, int gpus)

@@ -3,6 +3,7 @@ package io.gpux.gateway.offers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.gpux.engine.MatchingEngine;
+import io.gpux.engine.StressTries;
 import io.gpux.engine.book.Order;
 import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.statistics.Statistics;
 
 /**
@@ -29,7 +31,10 @@ import net.jqwik.api.statistics.Statistics;
  * passing so reliabilities differ), then random searches, each answered both by the snapshot and the
  * search and by a direct walk over the engine's machines and asks with the rules written out plainly,
  * and by a board that followed the exchange batch by batch, copying only what each batch touched.
+ *
+ * <p>Ten times the tries under {@code -Pstress} ({@link StressTries}).
  */
+@AddLifecycleHook(StressTries.class)
 class OfferSearchProperties
 {
     private static final long MS = 1_000_000;
