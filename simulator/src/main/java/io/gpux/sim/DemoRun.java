@@ -207,8 +207,7 @@ public final class DemoRun
                 }
                 Thread.sleep(Math.min(250, Math.max(1, runEndWall - now)));
             }
-            final long close = clock.now();
-            progress.show(1.0, close, note);
+            progress.show(1.0, clock.now(), note);
             progress.done();
             final long runWallMs = System.currentTimeMillis() - runStartWall;
             if (lane != null)
@@ -217,6 +216,8 @@ public final class DemoRun
                     WORKLOAD_FINISH_WAIT.toSeconds());
                 lane.finish(WORKLOAD_FINISH_WAIT);
             }
+            // the simulated agents trade on while the lane's jobs finish: the market closes when they stop
+            final long close = clock.now();
             err.println("gpux demo: winding down (asks withdrawn, leases released)");
             for (final Seller s : population.sellers())
             {
