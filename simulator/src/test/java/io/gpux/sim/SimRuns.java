@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Seeded {@code ./gpux sim} runs of {@value #AGENTS} agents shared by the simulator's tests: each run (seed,
  * markets, levers) is made once per test JVM, its outcome and report.json kept, its report directory removed.
- * A run spans {@link #DAYS} market days: six market hours, enough for thousands of leases and hundreds of
- * preemptions, or the full day under {@code -Pstress} ({@code -Dgpux.stress=true}).
+ * A run spans {@link #DAYS} market days: six market hours, with hundreds of preempting fills, or the full day
+ * under {@code -Pstress} ({@code -Dgpux.stress=true}).
  */
 final class SimRuns
 {
