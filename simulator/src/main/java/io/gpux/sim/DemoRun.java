@@ -225,8 +225,7 @@ public final class DemoRun
             }
             Thread.sleep(Math.min(250, Math.max(1, runEndWall - now)));
         }
-        close = clock.now();
-        progress.show(1.0, close, note);
+        progress.show(1.0, clock.now(), note);
         progress.done();
         runWallMs = System.currentTimeMillis() - runStartWall;
     }
@@ -245,6 +244,8 @@ public final class DemoRun
                 WORKLOAD_FINISH_WAIT.toSeconds());
             lane.finish(WORKLOAD_FINISH_WAIT);
         }
+        // the simulated agents trade on while the lane's jobs finish: the market closes when they stop
+        close = clock.now();
         err.println("gpux demo: winding down (asks withdrawn, leases released)");
         for (final Seller s : population.sellers())
         {

@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpux.sim.agent.AgentParameters;
 import io.gpux.sim.agent.Levers;
 import io.gpux.sim.market.MarketRules;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ./gpux sim} with every lever on: the invariants hold, the run says which levers it used, and
@@ -32,16 +30,13 @@ class SimLeversTest
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
-    void everyLeverOnHoldsTheChecksAndStopsCascades(@TempDir final Path dir) throws Exception
+    void everyLeverOnHoldsTheChecksAndStopsCascades()
     {
-        final RunOutcome without = SimRun.run(new SimRun.Options(5, 120, 1.0, DemoRun.DEFAULT_FAILURE_ACCEL,
-            DemoRun.DEFAULT_RECLAIMS_PER_DAY, DemoRun.DEFAULT_LOAD, dir.resolve("without")), null);
-        final long[] before = preemptions(without);
+        final long[] before = preemptions(SimRuns.plain(11).outcome());
         assertTrue(before[1] > 0, "cascades without the levers: " + before[1]);
 
-        final RunOutcome with = SimRun.run(new SimRun.Options(5, 120, 1.0, DemoRun.DEFAULT_FAILURE_ACCEL,
-            DemoRun.DEFAULT_RECLAIMS_PER_DAY, DemoRun.DEFAULT_LOAD, dir.resolve("with"),
-            MarketRules.SIM.withLevers(1000, true), new Levers(30 * AgentParameters.MINUTE, true, 0.5)), null);
+        final RunOutcome with = SimRuns.run(11, MarketRules.SIM.withLevers(1000, true),
+            new Levers(30 * AgentParameters.MINUTE, true, 0.5)).outcome();
         assertTrue(with.summary().contains("preemptIncrementBps 1000, fragmentFirst on, calm after notice 30 min, "
             + "clearing owners on, night batch 0.50"), with.summary());
         final long[] after = preemptions(with);
