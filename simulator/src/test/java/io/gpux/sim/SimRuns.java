@@ -63,7 +63,7 @@ final class SimRuns
             }
             finally
             {
-                DemoRun.deleteRecursively(out);
+                DemoFiles.deleteRecursively(out);
             }
         }
         catch (final Exception ex)
