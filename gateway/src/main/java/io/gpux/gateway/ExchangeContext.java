@@ -59,8 +59,7 @@ public final class ExchangeContext
         GatewayConfiguration.MAX_RESENDS_PROP, GatewayConfiguration.MAX_RESENDS_DEFAULT);
     private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
     private long snapshotEvery = PipelineConfiguration.snapshotEvery();
-    private boolean sharedLoop = !"dedicated".equals(
-        System.getProperty(GatewayConfiguration.THREADS_PROP, GatewayConfiguration.THREADS_DEFAULT));
+    private boolean sharedLoop = GatewayConfiguration.sharedLoop();
     private long spinMicros = GatewayConfiguration.longProp(GatewayConfiguration.SPIN_PROP, GatewayConfiguration.SPIN_DEFAULT);
     private EpochClock clock = SystemEpochClock.INSTANCE;
     private long minFreeBytes = PipelineConfiguration.minFreeBytes();

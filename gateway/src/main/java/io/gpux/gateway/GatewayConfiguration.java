@@ -92,10 +92,36 @@ public final class GatewayConfiguration
 
     /**
      * The thread layout: "shared" runs the exchange core and the egress on the gateway's event loop
-     * (the fastest on two cores: nothing crosses a thread); "dedicated" gives each its own thread.
+     * (the fastest on two cores: nothing crosses a thread); "dedicated" gives each its own thread, so
+     * that nothing the egress does (a resend, a portfolio's encoding) runs on the core's thread;
+     * "auto" picks dedicated on a machine with at least {@link #DEDICATED_MIN_CPUS} CPUs, shared below.
      */
     public static final String THREADS_PROP = "gpux.threads";
-    public static final String THREADS_DEFAULT = "shared";
+    public static final String THREADS_DEFAULT = "auto";
+
+    /** With the auto layout: the CPUs from which the core and the egress get threads of their own. */
+    public static final int DEDICATED_MIN_CPUS = 4;
+
+    /**
+     * @param layout "shared", "dedicated" or "auto" (any case; anything else reads as auto).
+     * @param cpus   the CPUs the JVM may use.
+     * @return whether the core and the egress run on the gateway's event loop.
+     */
+    public static boolean sharedLoop(final String layout, final int cpus)
+    {
+        return switch (layout.toLowerCase(java.util.Locale.ROOT))
+        {
+            case "shared" -> true;
+            case "dedicated" -> false;
+            default -> cpus < DEDICATED_MIN_CPUS;
+        };
+    }
+
+    /** @return the layout the {@code gpux.threads} property asks for, on this JVM's CPUs. */
+    public static boolean sharedLoop()
+    {
+        return sharedLoop(System.getProperty(THREADS_PROP, THREADS_DEFAULT), Runtime.getRuntime().availableProcessors());
+    }
 
     /** With the shared layout: how long the event loop keeps polling without blocking after its last work. */
     public static final String SPIN_PROP = "gpux.gateway.spinMicros";

@@ -114,10 +114,9 @@ public final class ServerMain implements Callable<Integer>
     String clockAnchor;
 
     @Option(names = "--threads", description = "SHARED: the exchange core and the egress run on the gateway's event " +
-        "loop, nothing crosses a thread (fastest on two cores); DEDICATED: each on a thread of its own " +
-        "(default ${DEFAULT-VALUE})")
-    Threads threads = "dedicated".equals(System.getProperty(GatewayConfiguration.THREADS_PROP,
-        GatewayConfiguration.THREADS_DEFAULT)) ? Threads.DEDICATED : Threads.SHARED;
+        "loop, nothing crosses a thread (fastest on two cores); DEDICATED: each on a thread of its own; AUTO: " +
+        "DEDICATED with " + GatewayConfiguration.DEDICATED_MIN_CPUS + " CPUs or more, SHARED below (default ${DEFAULT-VALUE})")
+    Threads threads = Threads.fromProperty();
 
     @Option(names = "--spin-us", description = "with SHARED threads: how long the event loop keeps polling its sockets " +
         "without sleeping after its last work (default ${DEFAULT-VALUE})")
@@ -134,7 +133,21 @@ public final class ServerMain implements Callable<Integer>
 
     enum Threads
     {
-        SHARED, DEDICATED
+        SHARED, DEDICATED, AUTO;
+
+        /** @return the layout the {@code gpux.threads} property names; AUTO when it names none of them. */
+        static Threads fromProperty()
+        {
+            final String v = System.getProperty(GatewayConfiguration.THREADS_PROP, GatewayConfiguration.THREADS_DEFAULT);
+            for (final Threads t : values())
+            {
+                if (t.name().equalsIgnoreCase(v))
+                {
+                    return t;
+                }
+            }
+            return AUTO;
+        }
     }
 
     @Option(names = "--verbose", description = "when the start fails, print the Java stack trace after the reason")
@@ -167,7 +180,7 @@ public final class ServerMain implements Callable<Integer>
         final ExchangeContext ctx = new ExchangeContext()
             .dataDir(data).configFile(config).durability(durability).minFreeBytes(minFreeMb << 20)
             .bind(bind).port(port).heartbeatIntervalMs(heartbeatMs)
-            .sharedLoop(threads == Threads.SHARED).spinMicros(spinMicros)
+            .sharedLoop(GatewayConfiguration.sharedLoop(threads.name(), Runtime.getRuntime().availableProcessors())).spinMicros(spinMicros)
             .maxSessionsPerAccount(maxSessionsPerAccount).maxSessions(maxSessions).maxMarketDataSessions(maxMarketDataSessions)
             .loginFailureBurst(loginFailureBurst).loginFailuresPerSecond(loginFailuresPerSecond)
             .maxResendsPerAccount(maxResendsPerAccount).maxResends(maxResends)
