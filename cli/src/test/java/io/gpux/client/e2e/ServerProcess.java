@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The child runs on this JVM's {@code java}, with the test classpath (which holds the gateway and
  * its dependencies) and the flags Chronicle needs, copied from this JVM's own arguments (what Surefire
- * passed: {@code --add-opens}, {@code --add-exports}, {@code -D...}); see {@link ChildJvm}. {@link #close()} (call it from
- * {@code @AfterEach}) kills it if it is still running; a shutdown hook does the same if the test JVM
- * exits first, so no server outlives the build.
+ * passed: {@code --add-opens}, {@code --add-exports}, {@code -D...}): see {@link ChildJvm}.
+ * {@link #close()} (call it from {@code @AfterEach}) kills it if it is still running; a shutdown hook
+ * does the same if the test JVM exits first, so no server outlives the build.
  */
 final class ServerProcess implements AutoCloseable
 {
