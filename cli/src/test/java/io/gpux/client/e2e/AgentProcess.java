@@ -45,9 +45,8 @@ final class AgentProcess implements AutoCloseable
         {
             cmd.addAll(List.of(PERL.toString(), "-e", "$SIG{INT} = 'DEFAULT'; exec @ARGV or die \"exec: $!\""));
         }
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(ServerProcess.jvmFlags());
-        cmd.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), "io.gpux.client.cli.GpuxCli", "agent",
+        cmd.addAll(ChildJvm.command("-Xmx256m"));
+        cmd.addAll(List.of("io.gpux.client.cli.GpuxCli", "agent",
             "--nvidia-smi", FakeNvidiaSmi.write(dir).toString(), "--port", Integer.toString(port),
             "--key-file", keyFile.toString()));
         cmd.addAll(List.of(args));

@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The child runs on this JVM's {@code java}, with the test classpath (which holds the gateway and
  * its dependencies) and the flags Chronicle needs, copied from this JVM's own arguments (what Surefire
- * passed: {@code --add-opens}, {@code --add-exports}, {@code -D...}). {@link #close()} (call it from
- * {@code @AfterEach}) kills it if it is still running; a shutdown hook does the same if the test JVM
- * exits first, so no server outlives the build.
+ * passed: {@code --add-opens}, {@code --add-exports}, {@code -D...}): see {@link ChildJvm}.
+ * {@link #close()} (call it from {@code @AfterEach}) kills it if it is still running; a shutdown hook
+ * does the same if the test JVM exits first, so no server outlives the build.
  */
 final class ServerProcess implements AutoCloseable
 {
@@ -145,13 +145,7 @@ final class ServerProcess implements AutoCloseable
     /** The command line of the child JVM. */
     List<String> command()
     {
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvmFlags());
-        cmd.add("-Xmx512m");
-        cmd.add("-XX:+ExitOnOutOfMemoryError");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        final List<String> cmd = ChildJvm.command("-Xmx512m", "-XX:+ExitOnOutOfMemoryError");
         cmd.add("io.gpux.gateway.ServerMain");
         cmd.add("--port");
         cmd.add(keepPort && port != 0 ? Integer.toString(port) : "0");

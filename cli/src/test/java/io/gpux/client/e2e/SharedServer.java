@@ -5,12 +5,8 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * One server process for all the tests of a class that leave it running ({@code @RegisterExtension static}):
@@ -50,13 +46,10 @@ final class SharedServer implements BeforeAllCallback, BeforeEachCallback, After
     }
 
     @Override
-    public void afterAll(final ExtensionContext context) throws IOException
+    public void afterAll(final ExtensionContext context)
     {
         E2e.closeQuietly(server);
-        try (Stream<Path> files = Files.walk(dir))
-        {
-            files.sorted(Comparator.reverseOrder()).forEach(SharedServer::delete);
-        }
+        ChildJvm.deleteTree(dir);
     }
 
     ServerProcess server()
@@ -74,17 +67,5 @@ final class SharedServer implements BeforeAllCallback, BeforeEachCallback, After
     String name(final String name)
     {
         return name + "-" + test;
-    }
-
-    private static void delete(final Path path)
-    {
-        try
-        {
-            Files.delete(path);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
     }
 }
