@@ -22,6 +22,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -30,10 +31,13 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /** The picocli commands run in process against a real exchange in process. */
 @DisabledOnOs(OS.WINDOWS)
@@ -656,6 +660,7 @@ class GpuxCliTest
      * {@code --run-for}, and share the wait for the agents' ends.
      */
     @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void rentersLaunchAndRunJobsOnAgentsThatStopAtTheEndOfTheirRunFor() throws Exception
     {
         final String launchOwner = account("wanda", "OWNER", null);
@@ -664,6 +669,16 @@ class GpuxCliTest
         final String runOwner = account("rowan", "OWNER", null);
         final String runRenter = account("rhea", "RENTER", "1000");
         ok(cli("admin", "market", "create", "RUN-CLI", "--grace", "500ms", "--key-file", adminKey));
+        // each agent takes SIGINT and SIGTERM and puts back what it found, in whichever order the two end: the JVM's
+        // own handlers go back after them
+        final Map<Signal, SignalHandler> jvmSignals = new LinkedHashMap<>();
+        for (final String name : new String[] {"INT", "TERM"})
+        {
+            final Signal signal = new Signal(name);
+            final SignalHandler handler = Signal.handle(signal, SignalHandler.SIG_DFL);
+            Signal.handle(signal, handler);
+            jvmSignals.put(signal, handler);
+        }
         final Background launchAgent = new Background("agent", "--nvidia-smi", fakeNvidiaSmi(dir), "--market", "WL-CLI",
             "--name", "wl-node", "--interval", "100ms", "--reserve", "1", "--runtime", "process", "--state-dir",
             dir.resolve("wanda-agent").toString(), "--run-for", "12s", "--key-file", launchOwner);
@@ -689,6 +704,7 @@ class GpuxCliTest
             + launchAgent.out + launchAgent.err);
         assertEquals(0, runAgent.status.get(1, TimeUnit.MINUTES), () -> "the agent stops at the end of --run-for: "
             + runAgent.out + runAgent.err);
+        jvmSignals.forEach(Signal::handle);
     }
 
     private static void aRenterLaunchesAJobOnItsLeaseAndReadsItsStatusAndLog(final String owner, final String renter)
