@@ -23,6 +23,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,10 +32,13 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /** The picocli commands run in process against a real exchange in process. */
 @DisabledOnOs(OS.WINDOWS)
@@ -650,16 +654,63 @@ class GpuxCliTest
         }
     }
 
+    /**
+     * Two owners' agents with the process runtime, started together, each stopping by itself at the end of its
+     * {@code --run-for}: on one a renter launches a job on its lease and reads its status and log, on the other a
+     * renter runs a job to the end and a failing job that gives up. The two renters work at once, within the agents'
+     * {@code --run-for}, and share the wait for the agents' ends.
+     */
     @Test
-    void aRenterLaunchesAJobOnItsLeaseAndReadsItsStatusAndLog() throws Exception
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void rentersLaunchAndRunJobsOnAgentsThatStopAtTheEndOfTheirRunFor() throws Exception
     {
-        final String owner = account("wanda", "OWNER", null);
-        final String renter = account("walt", "RENTER", "1000");
+        final String launchOwner = account("wanda", "OWNER", null);
+        final String launchRenter = account("walt", "RENTER", "1000");
         ok(cli("admin", "market", "create", "WL-CLI", "--grace", "500ms", "--key-file", adminKey));
-        final Path stateDir = dir.resolve("wanda-agent");
-        final Background agent = new Background("agent", "--nvidia-smi", fakeNvidiaSmi(dir), "--market", "WL-CLI",
+        final String runOwner = account("rowan", "OWNER", null);
+        final String runRenter = account("rhea", "RENTER", "1000");
+        ok(cli("admin", "market", "create", "RUN-CLI", "--grace", "500ms", "--key-file", adminKey));
+        // each agent takes SIGINT and SIGTERM and puts back what it found, in whichever order the two end: the JVM's
+        // own handlers go back after them
+        final Map<Signal, SignalHandler> jvmSignals = new LinkedHashMap<>();
+        for (final String name : new String[] {"INT", "TERM"})
+        {
+            final Signal signal = new Signal(name);
+            final SignalHandler handler = Signal.handle(signal, SignalHandler.SIG_DFL);
+            Signal.handle(signal, handler);
+            jvmSignals.put(signal, handler);
+        }
+        final Background launchAgent = new Background("agent", "--nvidia-smi", fakeNvidiaSmi(dir), "--market", "WL-CLI",
             "--name", "wl-node", "--interval", "100ms", "--reserve", "1", "--runtime", "process", "--state-dir",
-            stateDir.toString(), "--run-for", "12s", "--key-file", owner);
+            dir.resolve("wanda-agent").toString(), "--run-for", "12s", "--key-file", launchOwner);
+        final Background runAgent = new Background("agent", "--nvidia-smi", fakeNvidiaSmi(dir), "--market", "RUN-CLI",
+            "--name", "run-node", "--interval", "100ms", "--reserve", "1", "--runtime", "process", "--state-dir",
+            dir.resolve("rowan-agent").toString(), "--run-for", "12s", "--key-file", runOwner);
+
+        final CompletableFuture<Void> launched = CompletableFuture.runAsync(() ->
+        {
+            try
+            {
+                aRenterLaunchesAJobOnItsLeaseAndReadsItsStatusAndLog(launchOwner, launchRenter);
+            }
+            catch (final Exception ex)
+            {
+                throw new AssertionError(ex);
+            }
+        });
+        aRenterRunsAJobToTheEndAndAFailingJobGivesUp(runRenter);
+        launched.get(1, TimeUnit.MINUTES);
+
+        assertEquals(0, launchAgent.status.get(1, TimeUnit.MINUTES), () -> "the agent stops gracefully at the end of --run-for: "
+            + launchAgent.out + launchAgent.err);
+        assertEquals(0, runAgent.status.get(1, TimeUnit.MINUTES), () -> "the agent stops at the end of --run-for: "
+            + runAgent.out + runAgent.err);
+        jvmSignals.forEach(Signal::handle);
+    }
+
+    private static void aRenterLaunchesAJobOnItsLeaseAndReadsItsStatusAndLog(final String owner, final String renter)
+        throws Exception
+    {
         ok(cli("bid", "--market", "WL-CLI", "--gpus", "1", "--price", "1.0", "--key-file", renter));
         final long lease = (Long)poll("the lease", () -> cli("leases", "--json", "--key-file", renter).json().stream()
             .filter(l -> "lease".equals(l.get("type"))).map(l -> l.get("lease_id")).findFirst().orElse(null));
@@ -696,20 +747,10 @@ class GpuxCliTest
         assertEquals("gpux status: refused: UNKNOWN_LEASE: lease 999999 is not live\n", run.err(), run.toString());
         final Path bad = Files.writeString(dir.resolve("bad.yaml"), Files.readString(job).replace("gpus: 1", "gpus: 0"));
         usageError("resources.gpus: must be 1 to 1024, got 0", "launch", "--lease", "1", bad.toString(), "--key-file", renter);
-
-        assertEquals(0, agent.status.get(1, TimeUnit.MINUTES), () -> "the agent stops gracefully at the end of --run-for: "
-            + agent.out + agent.err);
     }
 
-    @Test
-    void aRenterRunsAJobToTheEndAndAFailingJobGivesUp() throws Exception
+    private static void aRenterRunsAJobToTheEndAndAFailingJobGivesUp(final String renter) throws Exception
     {
-        final String owner = account("rowan", "OWNER", null);
-        final String renter = account("rhea", "RENTER", "1000");
-        ok(cli("admin", "market", "create", "RUN-CLI", "--grace", "500ms", "--key-file", adminKey));
-        final Background agent = new Background("agent", "--nvidia-smi", fakeNvidiaSmi(dir), "--market", "RUN-CLI",
-            "--name", "run-node", "--interval", "100ms", "--reserve", "1", "--runtime", "process", "--state-dir",
-            dir.resolve("rowan-agent").toString(), "--run-for", "12s", "--key-file", owner);
         final Path job = Files.writeString(dir.resolve("run.yaml"), """
             name: three
             resources: {market: RUN-CLI, gpus: 1, maxPrice: 1.5}
@@ -747,8 +788,6 @@ class GpuxCliTest
         usageError("resources.gpus: must be 1 to 1024, got 0", "run",
             Files.writeString(dir.resolve("bad-run.yaml"), Files.readString(job).replace("gpus: 1", "gpus: 0")).toString(),
             "--key-file", renter);
-        assertEquals(0, agent.status.get(1, TimeUnit.MINUTES), () -> "the agent stops at the end of --run-for: "
-            + agent.out + agent.err);
     }
 
     /** Polls until the supplier gives a value (not null), up to twice the timeout. */

@@ -155,7 +155,7 @@ class ForcedDisconnectsEndToEndTest
                     }
                     if (placing.nextInt(4) == 0)
                     {
-                        Thread.sleep(placing.nextInt(20));
+                        Thread.sleep(placing.nextInt(6));
                     }
                 }
             }
@@ -173,7 +173,7 @@ class ForcedDisconnectsEndToEndTest
         {
             E2e.await("the trader logged in again after cut " + cuts, TIMEOUT, trader::isConnected,
                 () -> "proxy accepted " + proxy.accepted() + " connections");
-            Thread.sleep(cutting.nextInt(100));
+            Thread.sleep(cutting.nextInt(25));
             if (proxy.cutAll() > 0)
             {
                 cuts++;

@@ -55,7 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ServerLifeEndToEndTest
 {
-    private static final long GRACE_MS = 1500;
+    private static final long GRACE_MS = 750;
     private static final int FEE_BPS = 250;
     private static final long DEPOSIT = 10_000_000_000L;
     private static final long ASK_PRICE = Money.parsePrice("2.0000");
