@@ -490,7 +490,9 @@ public final class ExchangePipeline implements AutoCloseable
         {
             try
             {
-                return Recovery.recover(commandJournal, eventJournal, snapshots, null, false, quarantine, ctx.log);
+                // the snapshot restored twice in parallel: the second engine is the snapshot replica's start
+                return Recovery.recover(commandJournal, eventJournal, snapshots, null, false, quarantine, true,
+                    engine -> { }, ctx.log);
             }
             catch (final Quarantine.PoisonCommandException ex)
             {
