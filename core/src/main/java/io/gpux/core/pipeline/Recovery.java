@@ -28,12 +28,17 @@ public final class Recovery
     /**
      * The state to go live from. {@code snapshotEngine}: when recovery was asked to restore its snapshot twice, the
      * second engine, at the snapshot's state (journal index {@code snapshotIndex}), for the snapshot replica to start
-     * from; else null.
+     * from; else null. {@code snapshotHash}: the state hash the snapshot recorded, checked (0 without a snapshot).
      */
     public record Result(MatchingEngine engine, long commandSequence, long commandIndex, long snapshotSequence,
         long replayedCommands, long appendedEvents, long checkedEvents, long quarantinedCommands,
-        MatchingEngine snapshotEngine, long snapshotIndex)
+        MatchingEngine snapshotEngine, long snapshotIndex, long snapshotHash)
     {
+        /** The recovered engine's state hash: the snapshot's when nothing was replayed after it, else walked. */
+        public long stateHash()
+        {
+            return snapshotSequence > 0 && replayedCommands == 0 ? snapshotHash : engine.stateHash();
+        }
     }
 
     /** Recovery cannot reproduce the journaled history. */
@@ -108,6 +113,7 @@ public final class Recovery
         long commandIndex = -1;
         long snapshotSequence = 0;
         long snapshotIndex = -1;
+        long snapshotHash = 0;
         final Journal.Reader reader = commands.reader();
         if (snapshots != null || snapshotFile != null)
         {
@@ -125,6 +131,7 @@ public final class Recovery
                 commandIndex = loaded.journalIndex();
                 snapshotSequence = commandSequence;
                 snapshotIndex = commandIndex;
+                snapshotHash = loaded.stateHash();
                 log.accept("snapshot " + loaded.file().getFileName() + " loaded: command " + commandSequence);
             }
         }
@@ -183,7 +190,7 @@ public final class Recovery
         engine.sink(event -> { });
         final MatchingEngine snapshotEngine = snapshotCheck.verify();
         return new Result(engine, commandSequence, commandIndex, snapshotSequence, replayed, check.appended, check.checked,
-            quarantined, snapshotEngine, snapshotIndex);
+            quarantined, snapshotEngine, snapshotIndex, snapshotHash);
     }
 
     /** Applies a journaled command; one the engine fails on is quarantined (or, read-only, reported). */

@@ -22,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Recovery restores its snapshot a second time on another thread, checks the state hash there while it replays,
  * and hands that engine, at the snapshot's state, to the snapshot replica: the twin is the snapshot's state, the
- * recovered engine is a full replay's, a replica started from the twin takes the core's snapshot, and a snapshot
- * that does not restore to its recorded hash stops recovery and the start, as without the twin.
+ * recovered engine is a full replay's, a replica started from the twin takes the core's snapshot, a start with
+ * nothing to replay has the snapshot's state hash, and a snapshot that does not restore to its recorded hash
+ * stops recovery and the start, as without the twin.
  */
 class SnapshotTwinTest
 {
@@ -109,6 +110,7 @@ class SnapshotTwinTest
         assertTrue(twinned.replayedCommands() > 0, "the journal after the snapshot replayed");
         assertEquals(full.commandSequence(), twinned.commandSequence());
         assertEquals(full.engine().stateHash(), twinned.engine().stateHash(), "the recovered state is a full replay's");
+        assertEquals(full.engine().stateHash(), twinned.stateHash(), "its hash walked after a replay");
         assertNull(full.snapshotEngine(), "no snapshot, no twin");
     }
 
@@ -127,6 +129,11 @@ class SnapshotTwinTest
         final Recovery.Result full = recover(false, false);
         assertEquals(full.commandSequence(), taken.commandSequence(), "at the end of the journal (the TICK asked)");
         assertEquals(full.engine().stateHash(), taken.stateHash(), "the replica's snapshot is the core's state");
+        try (ExchangePipeline again = ExchangePipeline.start(context()))
+        {
+            assertEquals(0, again.recovered().replayedCommands(), "nothing after the snapshot to replay");
+            assertEquals(full.engine().stateHash(), again.lastStateHash(), "the state hash is the snapshot's");
+        }
     }
 
     @Test
