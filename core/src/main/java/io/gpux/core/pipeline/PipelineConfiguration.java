@@ -25,9 +25,12 @@ public final class PipelineConfiguration
     public static final String TICK_INTERVAL_PROP = "gpux.pipeline.tickIntervalMs";
     public static final long TICK_INTERVAL_DEFAULT = 100;
 
-    /** A snapshot is taken after this many commands since the last one; 0: only when asked for. */
+    /**
+     * A snapshot is taken after this many commands since the last one; 0: only when asked for. It bounds the replay
+     * of a restart after a crash (docs/operations.md, "Restart time and the snapshot interval").
+     */
     public static final String SNAPSHOT_EVERY_PROP = "gpux.pipeline.snapshotEvery";
-    public static final long SNAPSHOT_EVERY_DEFAULT = 1_000_000;
+    public static final long SNAPSHOT_EVERY_DEFAULT = 500_000;
 
     /** How many snapshots are kept in the data directory (the newest; at least 1). */
     public static final String SNAPSHOTS_KEPT_PROP = "gpux.pipeline.snapshotsKept";

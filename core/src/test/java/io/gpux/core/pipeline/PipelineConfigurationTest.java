@@ -38,7 +38,7 @@ class PipelineConfigurationTest
         assertEquals(1 << 14, ctx.ringSize());
         assertEquals(1 << 16, ctx.outputRingSize());
         assertEquals(100, ctx.tickIntervalMs());
-        assertEquals(1_000_000, ctx.snapshotEvery());
+        assertEquals(500_000, ctx.snapshotEvery());
         assertEquals(3, ctx.snapshotsKept());
         assertEquals(64L << 20, ctx.minFreeBytes());
     }
