@@ -56,7 +56,7 @@ public class SnapshotStore
         private final long recordedHash;
         private final Thread thread;
         private MatchingEngine engine;
-        private Exception failure;
+        private Throwable failure;
 
         private Twin(final Path file, final byte[] all, final int length, final long recordedHash)
         {
@@ -81,8 +81,9 @@ public class SnapshotStore
                 }
                 engine = restored;
             }
-            catch (final IOException | RuntimeException ex)
+            catch (final Throwable ex)
             {
+                // whatever stopped the restore (an out-of-memory error included) fails the check: never a silent pass
                 failure = ex;
             }
         }
