@@ -24,7 +24,7 @@ import java.util.function.LongConsumer;
  * command journal, so that the core thread does no snapshot work at all. The engine is deterministic: applied
  * to the same journaled commands, the replica's state at command N is the core's at N. The replica starts
  * where the core's recovery did (the same snapshot, restored a second time by recovery on another thread while the
- * core replayed, or nothing), replays the journal exactly as recovery does
+ * core replayed, or by the replica itself when recovery did not; or nothing), replays the journal exactly as recovery does
  * (a quarantined command as a TICK that skips the same event numbers), and then tails the journal as the core
  * writes it. When a snapshot is due (every {@code snapshotEvery} commands, or once it has reached the commands
  * journaled when one was asked for), it serializes its engine at the end of a journal document (a batch: the
@@ -175,8 +175,8 @@ final class SnapshotReplica
         {
             if (recovered.snapshotEngine() == null)
             {
-                throw new IllegalStateException("recovery started from snapshot " + recovered.snapshotSequence() +
-                    " without restoring it a second time for the replica");
+                // recovery did not restore it a second time: the replica restores it now, and checks its hash
+                SnapshotStore.load(store.fileOf(recovered.snapshotSequence()), engine);
             }
             if (!reader.startAfter(recovered.snapshotIndex()))
             {

@@ -6,6 +6,8 @@ import io.gpux.core.journal.Journal;
 import io.gpux.core.journal.SnapshotStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -22,9 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Recovery restores its snapshot a second time on another thread, checks the state hash there while it replays,
  * and hands that engine, at the snapshot's state, to the snapshot replica: the twin is the snapshot's state, the
- * recovered engine is a full replay's, a replica started from the twin takes the core's snapshot, a start with
- * nothing to replay has the snapshot's state hash, and a snapshot that does not restore to its recorded hash
- * stops recovery and the start, as without the twin.
+ * recovered engine is a full replay's, a replica started from the twin (or, without one, from the file) takes
+ * the core's snapshot, a start with nothing to replay has the snapshot's state hash, and a snapshot that does not
+ * restore to its recorded hash stops recovery and the start, as without the twin.
  */
 class SnapshotTwinTest
 {
@@ -114,13 +116,15 @@ class SnapshotTwinTest
         assertNull(full.snapshotEngine(), "no snapshot, no twin");
     }
 
-    @Test
-    void aReplicaStartedFromTheTwinSnapshotsTheCoresState() throws Exception
+    @ParameterizedTest(name = "twin: {0}")
+    @ValueSource(booleans = {true, false})
+    void aReplicaStartedFromTheTwinOrTheFileSnapshotsTheCoresState(final boolean twin) throws Exception
     {
         dayWithASnapshotInTheMiddle();
-        try (ExchangePipeline restarted = ExchangePipeline.start(context()))
+        try (ExchangePipeline restarted = ExchangePipeline.start(context().snapshotTwin(twin)))
         {
             assertTrue(restarted.recovered().snapshotSequence() > 0, "started from the snapshot");
+            assertEquals(twin, restarted.recovered().snapshotEngine() != null, "a twin only when asked for");
             restarted.requestSnapshot();
         }
         final List<Path> files = new SnapshotStore(dir.resolve("snapshots"), 3).list();
