@@ -12,7 +12,6 @@ import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
@@ -48,26 +47,26 @@ public final class EngineSnapshot
         out.writeInt(MAGIC);
         out.writeInt(VERSION);
         writeCounters(e, out);
-        final Market[] markets = sorted(e.markets.values().toArray(new Market[0]), m -> m.id);
+        final Market[] markets = e.markets.byId(Market[]::new);
         out.writeInt(markets.length);
         for (final Market m : markets)
         {
             m.write(out);
         }
-        final Account[] accounts = sorted(e.accounts.values().toArray(new Account[0]), a -> a.id);
+        final Account[] accounts = e.accounts.byId(Account[]::new);
         out.writeInt(accounts.length);
         for (final Account a : accounts)
         {
             a.write(out);
         }
-        final Machine[] machines = sorted(e.machines.values().toArray(new Machine[0]), m -> m.id);
+        final Machine[] machines = e.machines.byId(Machine[]::new);
         out.writeInt(machines.length);
         for (final Machine m : machines)
         {
             m.write(out);
         }
         writeOrders(accounts, machines, out);
-        final Lease[] leases = sorted(e.leases.values().toArray(new Lease[0]), l -> l.id);
+        final Lease[] leases = IdMap.byId(e.leases, Lease[]::new);
         out.writeInt(leases.length);
         for (final Lease l : leases)
         {
@@ -398,11 +397,5 @@ public final class EngineSnapshot
                 }
             }
         }
-    }
-
-    private static <T> T[] sorted(final T[] items, final java.util.function.ToLongFunction<T> id)
-    {
-        Arrays.sort(items, Comparator.comparingLong(id));
-        return items;
     }
 }

@@ -4,6 +4,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.function.IntFunction;
 
 /**
  * Markets, accounts or machines by id. Every entry is in a hash map (iteration, the ids of any size);
@@ -61,9 +62,46 @@ final class IdMap<V>
         return map.size();
     }
 
-    /** In the hash map's order: sort where the order matters. */
+    /** In the hash map's order: use {@link #byId} where the order matters. */
     Collection<V> values()
     {
         return map.values();
+    }
+
+    /**
+     * The values in ascending order of id: read off the array when every id is in it, without a sort (the
+     * snapshot and the state hash walk every account and machine this way).
+     */
+    @SuppressWarnings("unchecked")
+    V[] byId(final IntFunction<V[]> newArray)
+    {
+        final V[] values = newArray.apply(map.size());
+        int n = 0;
+        for (int i = 0; i < dense.length && n < values.length; i++)
+        {
+            if (dense[i] != null)
+            {
+                values[n++] = (V)dense[i];
+            }
+        }
+        return n == values.length ? values : byId(map, newArray);
+    }
+
+    /** The values of {@code map} in ascending order of key: the keys sorted as primitives, then looked up. */
+    static <V> V[] byId(final Long2ObjectHashMap<V> map, final IntFunction<V[]> newArray)
+    {
+        final long[] ids = new long[map.size()];
+        int n = 0;
+        for (final Long2ObjectHashMap<V>.KeyIterator keys = map.keySet().iterator(); keys.hasNext(); )
+        {
+            ids[n++] = keys.nextLong();
+        }
+        Arrays.sort(ids);
+        final V[] values = newArray.apply(n);
+        for (int i = 0; i < n; i++)
+        {
+            values[i] = map.get(ids[i]);
+        }
+        return values;
     }
 }

@@ -10,8 +10,6 @@ import io.gpux.engine.machine.Machine;
 import io.gpux.engine.market.Market;
 import io.gpux.engine.timer.Timer;
 
-import java.util.Arrays;
-import java.util.Comparator;
 
 /**
  * Walks the whole engine state in a canonical order (ids ascending, books best first, lists in
@@ -43,8 +41,7 @@ final class StateWalker
     {
         h.add(engine.heartbeatIntervalMs).add(engine.heartbeatTimeoutMs).add(engine.prioritySeq)
             .add(engine.nextLeaseId).add(engine.exchangeFees).add(engine.lastCommandTime);
-        final Market[] markets = engine.markets.values().toArray(new Market[0]);
-        Arrays.sort(markets, Comparator.comparingLong(m -> m.id));
+        final Market[] markets = engine.markets.byId(Market[]::new);
         for (final Market m : markets)
         {
             m.hash(h);
@@ -59,8 +56,7 @@ final class StateWalker
                 h.add(-2);
             }
         }
-        final Account[] accounts = engine.accounts.values().toArray(new Account[0]);
-        Arrays.sort(accounts, Comparator.comparingLong(a -> a.id));
+        final Account[] accounts = engine.accounts.byId(Account[]::new);
         for (final Account a : accounts)
         {
             a.hash(h);
@@ -70,8 +66,7 @@ final class StateWalker
             }
             h.add(-3);
         }
-        final Machine[] machines = engine.machines.values().toArray(new Machine[0]);
-        Arrays.sort(machines, Comparator.comparingLong(m -> m.id));
+        final Machine[] machines = engine.machines.byId(Machine[]::new);
         for (final Machine m : machines)
         {
             m.hash(h);
@@ -85,8 +80,7 @@ final class StateWalker
             }
             h.add(-4);
         }
-        final Lease[] leases = engine.leases.values().toArray(new Lease[0]);
-        Arrays.sort(leases, Comparator.comparingLong(l -> l.id));
+        final Lease[] leases = IdMap.byId(engine.leases, Lease[]::new);
         for (final Lease l : leases)
         {
             l.hash(h);

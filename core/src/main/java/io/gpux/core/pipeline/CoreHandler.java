@@ -85,7 +85,7 @@ final class CoreHandler implements EventHandler<CommandSlot>, EventSink
         counters.appliedSequence.setRelease(sequence);
         counters.eventSequence.setRelease(engine.eventSequence());
         counters.snapshotSequence.setRelease(recovered.snapshotSequence());
-        lastHash = engine.stateHash();
+        lastHash = recovered.stateHash();
         lastTime = Math.max(0, engine.lastCommandTime());
         appliedSequence = sequence;
         batch = new CommandSlot[Math.min(ctx.ringSize(), MAX_BATCH_COMMANDS)];

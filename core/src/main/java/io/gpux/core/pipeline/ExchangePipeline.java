@@ -89,6 +89,7 @@ public final class ExchangePipeline implements AutoCloseable
         private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
         private long snapshotEvery = PipelineConfiguration.snapshotEvery();
         private int snapshotsKept = PipelineConfiguration.snapshotsKept();
+        private boolean snapshotTwin = PipelineConfiguration.snapshotTwin();
         private EpochClock clock = SystemEpochClock.INSTANCE;
         private final List<EventPublisher> publishers = new ArrayList<>();
         private Consumer<String> log = System.err::println;
@@ -146,6 +147,13 @@ public final class ExchangePipeline implements AutoCloseable
         public Context snapshotsKept(final int v)
         {
             snapshotsKept = v;
+            return this;
+        }
+
+        /** See {@link PipelineConfiguration#SNAPSHOT_TWIN_PROP}. */
+        public Context snapshotTwin(final boolean v)
+        {
+            snapshotTwin = v;
             return this;
         }
 
@@ -332,6 +340,11 @@ public final class ExchangePipeline implements AutoCloseable
             return snapshotsKept;
         }
 
+        public boolean snapshotTwin()
+        {
+            return snapshotTwin;
+        }
+
         public long minFreeBytes()
         {
             return minFreeBytes;
@@ -490,7 +503,9 @@ public final class ExchangePipeline implements AutoCloseable
         {
             try
             {
-                return Recovery.recover(commandJournal, eventJournal, snapshots, null, false, quarantine, ctx.log);
+                // with the twin, the snapshot restored twice in parallel: the second engine is the replica's start
+                return Recovery.recover(commandJournal, eventJournal, snapshots, null, false, quarantine,
+                    ctx.snapshotTwin, engine -> { }, ctx.log);
             }
             catch (final Quarantine.PoisonCommandException ex)
             {

@@ -25,9 +25,20 @@ public final class PipelineConfiguration
     public static final String TICK_INTERVAL_PROP = "gpux.pipeline.tickIntervalMs";
     public static final long TICK_INTERVAL_DEFAULT = 100;
 
-    /** A snapshot is taken after this many commands since the last one; 0: only when asked for. */
+    /**
+     * A snapshot is taken after this many commands since the last one; 0: only when asked for. It bounds the replay
+     * of a restart after a crash (docs/operations.md, "Restart time and the snapshot interval").
+     */
     public static final String SNAPSHOT_EVERY_PROP = "gpux.pipeline.snapshotEvery";
-    public static final long SNAPSHOT_EVERY_DEFAULT = 1_000_000;
+    public static final long SNAPSHOT_EVERY_DEFAULT = 500_000;
+
+    /**
+     * Whether a start restores the snapshot twice in parallel: the snapshot replica's engine on a thread of its own,
+     * where the state hash is checked while the core replays (wants a second free core). False: the hash is checked
+     * on the core's engine before the replay, and the replica restores the snapshot again once the exchange is live.
+     */
+    public static final String SNAPSHOT_TWIN_PROP = "gpux.pipeline.snapshotTwin";
+    public static final boolean SNAPSHOT_TWIN_DEFAULT = true;
 
     /** How many snapshots are kept in the data directory (the newest; at least 1). */
     public static final String SNAPSHOTS_KEPT_PROP = "gpux.pipeline.snapshotsKept";
@@ -55,6 +66,12 @@ public final class PipelineConfiguration
     public static long snapshotEvery()
     {
         return Long.getLong(SNAPSHOT_EVERY_PROP, SNAPSHOT_EVERY_DEFAULT);
+    }
+
+    public static boolean snapshotTwin()
+    {
+        final String value = System.getProperty(SNAPSHOT_TWIN_PROP);
+        return value == null ? SNAPSHOT_TWIN_DEFAULT : Boolean.parseBoolean(value);
     }
 
     public static int snapshotsKept()

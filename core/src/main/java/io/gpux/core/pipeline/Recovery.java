@@ -25,10 +25,20 @@ import java.util.function.Consumer;
  */
 public final class Recovery
 {
-    /** The state to go live from. */
+    /**
+     * The state to go live from. {@code snapshotEngine}: when recovery was asked to restore its snapshot twice, the
+     * second engine, at the snapshot's state (journal index {@code snapshotIndex}), for the snapshot replica to start
+     * from; else null. {@code snapshotHash}: the state hash the snapshot recorded, checked (0 without a snapshot).
+     */
     public record Result(MatchingEngine engine, long commandSequence, long commandIndex, long snapshotSequence,
-        long replayedCommands, long appendedEvents, long checkedEvents, long quarantinedCommands)
+        long replayedCommands, long appendedEvents, long checkedEvents, long quarantinedCommands,
+        MatchingEngine snapshotEngine, long snapshotIndex, long snapshotHash)
     {
+        /** The recovered engine's state hash: the snapshot's when nothing was replayed after it, else walked. */
+        public long stateHash()
+        {
+            return snapshotSequence > 0 && replayedCommands == 0 ? snapshotHash : engine.stateHash();
+        }
     }
 
     /** Recovery cannot reproduce the journaled history. */
@@ -81,19 +91,37 @@ public final class Recovery
         final boolean readOnly, final Quarantine quarantine, final Consumer<MatchingEngine> engineSetup,
         final Consumer<String> log) throws IOException
     {
-        final EventCheck check = new EventCheck(events, readOnly, log);
+        return recover(commands, events, snapshots, snapshotFile, readOnly, quarantine, false, engineSetup, log);
+    }
+
+    /**
+     * As above; with {@code twin}, the snapshot is restored a second time on another thread, where its state hash
+     * is checked while this one replays (see {@link SnapshotStore.Twin}); the check is awaited before recovery
+     * repairs anything (cuts a torn tail, appends an event, quarantines a command) and before it returns, and the
+     * second engine is the result's {@code snapshotEngine}.
+     */
+    static Result recover(
+        final Journal commands, final Journal events, final SnapshotStore snapshots, final Path snapshotFile,
+        final boolean readOnly, final Quarantine quarantine, final boolean twin,
+        final Consumer<MatchingEngine> engineSetup, final Consumer<String> log) throws IOException
+    {
+        final SnapshotCheck snapshotCheck = new SnapshotCheck();
+        final EventCheck check = new EventCheck(events, readOnly, snapshotCheck, log);
         final MatchingEngine engine = new MatchingEngine(check);
         engineSetup.accept(engine);
         long commandSequence = 0;
         long commandIndex = -1;
         long snapshotSequence = 0;
+        long snapshotIndex = -1;
+        long snapshotHash = 0;
         final Journal.Reader reader = commands.reader();
         if (snapshots != null || snapshotFile != null)
         {
-            final SnapshotStore.Loaded loaded = snapshotFile != null ? SnapshotStore.load(snapshotFile, engine) :
-                snapshots.loadNewest(engine, log, lastEventSequence(events));
+            final SnapshotStore.Loaded loaded = snapshotFile != null ? SnapshotStore.load(snapshotFile, engine, twin) :
+                snapshots.loadNewest(engine, log, lastEventSequence(events), twin);
             if (loaded != null)
             {
+                snapshotCheck.twin = loaded.twin();
                 if (!reader.startAfter(loaded.journalIndex()))
                 {
                     throw new RecoveryException("snapshot " + loaded.file().getFileName() + " covers journal index " +
@@ -102,6 +130,8 @@ public final class Recovery
                 commandSequence = loaded.commandSequence();
                 commandIndex = loaded.journalIndex();
                 snapshotSequence = commandSequence;
+                snapshotIndex = commandIndex;
+                snapshotHash = loaded.stateHash();
                 log.accept("snapshot " + loaded.file().getFileName() + " loaded: command " + commandSequence);
             }
         }
@@ -123,6 +153,7 @@ public final class Recovery
                         " (" + problem + ")" + (readOnly ? "" : ": cut off"));
                     if (!readOnly)
                     {
+                        snapshotCheck.verify();
                         commands.cutTornTail(reader.index());
                     }
                     break;
@@ -149,7 +180,7 @@ public final class Recovery
             }
             else
             {
-                apply(engine, command, readOnly, quarantine, log);
+                apply(engine, command, readOnly, quarantine, snapshotCheck, log);
             }
             commandSequence = command.sequence;
             commandIndex = reader.index();
@@ -157,14 +188,15 @@ public final class Recovery
         }
         check.finish(commandSequence);
         engine.sink(event -> { });
+        final MatchingEngine snapshotEngine = snapshotCheck.verify();
         return new Result(engine, commandSequence, commandIndex, snapshotSequence, replayed, check.appended, check.checked,
-            quarantined);
+            quarantined, snapshotEngine, snapshotIndex, snapshotHash);
     }
 
     /** Applies a journaled command; one the engine fails on is quarantined (or, read-only, reported). */
     private static void apply(
         final MatchingEngine engine, final Command command, final boolean readOnly, final Quarantine quarantine,
-        final Consumer<String> log) throws IOException
+        final SnapshotCheck snapshotCheck, final Consumer<String> log) throws IOException
     {
         try
         {
@@ -182,6 +214,7 @@ public final class Recovery
             {
                 throw new RecoveryException(reason + "; the exchange quarantines it when it next starts");
             }
+            snapshotCheck.verify();
             quarantine.add(command.sequence, reason);
             log.accept("quarantined on replay: " + reason);
             throw new Quarantine.PoisonCommandException(command.sequence, reason, ex);
@@ -206,11 +239,36 @@ public final class Recovery
         return last[0];
     }
 
+    /** The snapshot's twin, if one restores it: its state hash check awaited (once) before anything is repaired. */
+    private static final class SnapshotCheck
+    {
+        SnapshotStore.Twin twin;
+        private MatchingEngine verified;
+
+        /** @return the twin engine, or null if there is none. */
+        MatchingEngine verify()
+        {
+            if (twin != null && verified == null)
+            {
+                try
+                {
+                    verified = twin.await();
+                }
+                catch (final IOException ex)
+                {
+                    throw new RecoveryException(ex.getMessage());
+                }
+            }
+            return verified;
+        }
+    }
+
     /** Compares regenerated events with the event journal, appending what it lacks. */
     private static final class EventCheck implements EventSink
     {
         private final Journal journal;
         private final boolean readOnly;
+        private final SnapshotCheck snapshotCheck;
         private final Consumer<String> log;
         private final Journal.Reader reader;
         private final EventCodec regenerated = new EventCodec();
@@ -223,10 +281,12 @@ public final class Recovery
         long appended;
         long checked;
 
-        EventCheck(final Journal journal, final boolean readOnly, final Consumer<String> log)
+        EventCheck(final Journal journal, final boolean readOnly, final SnapshotCheck snapshotCheck,
+            final Consumer<String> log)
         {
             this.journal = journal;
             this.readOnly = readOnly;
+            this.snapshotCheck = snapshotCheck;
             this.log = log;
             reader = journal.reader();
         }
@@ -287,6 +347,7 @@ public final class Recovery
                             " (" + problem + ")" + (readOnly ? "" : ": cut off"));
                         if (!readOnly)
                         {
+                            snapshotCheck.verify();
                             journal.cutTornTail(reader.index());
                         }
                     }
@@ -301,6 +362,7 @@ public final class Recovery
             }
             if (!readOnly)
             {
+                snapshotCheck.verify();
                 journal.append(regenerated.bytes(), length);
             }
             appended++;
@@ -381,6 +443,7 @@ public final class Recovery
                     (readOnly ? "" : ": cut off"));
                 if (!readOnly)
                 {
+                    snapshotCheck.verify();
                     journal.cutTornTail(reader.index());
                 }
             }
@@ -391,6 +454,7 @@ public final class Recovery
                     "journal write failed, never acknowledged)" + (readOnly ? "" : ": cut off"));
                 if (!readOnly)
                 {
+                    snapshotCheck.verify();
                     journal.cutTornTail(reader.index());
                 }
             }

@@ -1,5 +1,6 @@
 package io.gpux.core.pipeline;
 
+import io.gpux.engine.ArrayDataOutput;
 import io.gpux.engine.MatchingEngine;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
@@ -12,6 +13,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -21,7 +23,8 @@ import java.util.function.LongConsumer;
  * Takes the snapshots, on a thread of its own ({@code gpux-snapshot}), from a second engine that follows the
  * command journal, so that the core thread does no snapshot work at all. The engine is deterministic: applied
  * to the same journaled commands, the replica's state at command N is the core's at N. The replica starts
- * where the core's recovery did (the same snapshot, or nothing), replays the journal exactly as recovery does
+ * where the core's recovery did (the same snapshot, restored a second time by recovery on another thread while the
+ * core replayed, or by the replica itself when recovery did not; or nothing), replays the journal exactly as recovery does
  * (a quarantined command as a TICK that skips the same event numbers), and then tails the journal as the core
  * writes it. When a snapshot is due (every {@code snapshotEvery} commands, or once it has reached the commands
  * journaled when one was asked for), it serializes its engine at the end of a journal document (a batch: the
@@ -57,6 +60,8 @@ final class SnapshotReplica
     private volatile long appliedSequence;
     /** Replica thread: the command the last snapshot covers (taken, or recovered from). */
     private long lastSnapshot;
+    /** Replica thread: the size of the last snapshot's body, to size the next one's buffer in one allocation. */
+    private int lastSnapshotBytes = 1 << 16;
 
     /**
      * @param recovered  where the core's recovery left off: the replica starts from the same snapshot and replays
@@ -142,7 +147,9 @@ final class SnapshotReplica
 
     private void run()
     {
-        final MatchingEngine engine = new MatchingEngine(event -> { });
+        // restored from the snapshot recovery started from, on a thread of its own while the core replayed
+        final MatchingEngine snapshotEngine = recovered.snapshotEngine();
+        final MatchingEngine engine = snapshotEngine != null ? snapshotEngine : new MatchingEngine(event -> { });
         final Journal.Reader reader = commandJournal.reader();
         try
         {
@@ -166,15 +173,20 @@ final class SnapshotReplica
         long index = -1;
         if (recovered.snapshotSequence() > 0)
         {
-            final SnapshotStore.Loaded loaded = SnapshotStore.load(store.fileOf(recovered.snapshotSequence()), engine);
-            if (!reader.startAfter(loaded.journalIndex()))
+            if (recovered.snapshotEngine() == null)
             {
-                throw new IOException("the command journal lacks index " + Long.toHexString(loaded.journalIndex()) +
-                    ", which snapshot " + loaded.file().getFileName() + " covers");
+                // recovery did not restore it a second time: the replica restores it now, and checks its hash
+                SnapshotStore.load(store.fileOf(recovered.snapshotSequence()), engine);
             }
-            sequence = loaded.commandSequence();
+            if (!reader.startAfter(recovered.snapshotIndex()))
+            {
+                throw new IOException("the command journal lacks index " + Long.toHexString(recovered.snapshotIndex()) +
+                    ", which snapshot " + recovered.snapshotSequence() + " covers");
+            }
+            sequence = recovered.snapshotSequence();
             lastSnapshot = sequence;
-            index = loaded.journalIndex();
+            index = recovered.snapshotIndex();
+            lastSnapshotBytes = (int)Math.min(Integer.MAX_VALUE >> 1, Files.size(store.fileOf(sequence)));
         }
         final CommandCodec codec = new CommandCodec();
         final byte[] record = codec.bytes();
@@ -264,7 +276,10 @@ final class SnapshotReplica
         final long startNs = nanoClock.nanoTime();
         try
         {
-            final SnapshotStore.Captured captured = SnapshotStore.capture(engine, sequence, index);
+            // a little over the last one's size: grown once at most, and not held between snapshots
+            final ArrayDataOutput buffer = new ArrayDataOutput(lastSnapshotBytes + (lastSnapshotBytes >> 3));
+            final SnapshotStore.Captured captured = SnapshotStore.capture(engine, sequence, index, buffer);
+            lastSnapshotBytes = captured.bodyLength();
             final long serializedNs = nanoClock.nanoTime();
             counters.snapshotDurationNs.setRelease(serializedNs - startNs);
             store.persist(captured);

@@ -20,7 +20,7 @@ class PipelineConfigurationTest
     private static final List<String> PROPS = List.of(PipelineConfiguration.RING_SIZE_PROP,
         PipelineConfiguration.OUTPUT_RING_SIZE_PROP, PipelineConfiguration.TICK_INTERVAL_PROP,
         PipelineConfiguration.SNAPSHOT_EVERY_PROP, PipelineConfiguration.SNAPSHOTS_KEPT_PROP,
-        PipelineConfiguration.MIN_FREE_BYTES_PROP);
+        PipelineConfiguration.MIN_FREE_BYTES_PROP, PipelineConfiguration.SNAPSHOT_TWIN_PROP);
 
     @TempDir
     Path dir;
@@ -38,7 +38,8 @@ class PipelineConfigurationTest
         assertEquals(1 << 14, ctx.ringSize());
         assertEquals(1 << 16, ctx.outputRingSize());
         assertEquals(100, ctx.tickIntervalMs());
-        assertEquals(1_000_000, ctx.snapshotEvery());
+        assertEquals(500_000, ctx.snapshotEvery());
+        assertTrue(ctx.snapshotTwin());
         assertEquals(3, ctx.snapshotsKept());
         assertEquals(64L << 20, ctx.minFreeBytes());
     }
@@ -52,6 +53,7 @@ class PipelineConfigurationTest
         System.setProperty(PipelineConfiguration.SNAPSHOT_EVERY_PROP, "500");
         System.setProperty(PipelineConfiguration.SNAPSHOTS_KEPT_PROP, "7");
         System.setProperty(PipelineConfiguration.MIN_FREE_BYTES_PROP, "12345");
+        System.setProperty(PipelineConfiguration.SNAPSHOT_TWIN_PROP, "false");
         final ExchangePipeline.Context ctx = new ExchangePipeline.Context();
         assertEquals(1024, ctx.ringSize());
         assertEquals(2048, ctx.outputRingSize());
@@ -59,6 +61,8 @@ class PipelineConfigurationTest
         assertEquals(500, ctx.snapshotEvery());
         assertEquals(7, ctx.snapshotsKept());
         assertEquals(12345, ctx.minFreeBytes());
+        assertTrue(!ctx.snapshotTwin());
+        assertTrue(new ExchangePipeline.Context().snapshotTwin(true).snapshotTwin());
         assertEquals(9, new ExchangePipeline.Context().snapshotEvery(9).snapshotEvery());
     }
 
