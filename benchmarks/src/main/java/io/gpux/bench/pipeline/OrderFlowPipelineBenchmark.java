@@ -8,6 +8,7 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
 import io.gpux.core.pipeline.Durability;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -91,7 +92,7 @@ public final class OrderFlowPipelineBenchmark implements Callable<Integer>
             feed.commandsPerPass() + 16];
         final Histogram histogram = new Histogram(3_600_000_000L, 3);
         final long[] lastSeen = {0};
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
+        final PipelineContext ctx = new PipelineContext().dataDir(data).durability(durability)
             .tickIntervalMs(0).snapshotEvery(0).log(m -> { })
             .publisher((Event e) ->
             {

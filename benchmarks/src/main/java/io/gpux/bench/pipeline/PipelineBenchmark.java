@@ -7,6 +7,7 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
 import io.gpux.core.pipeline.Durability;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -124,7 +125,7 @@ public final class PipelineBenchmark implements Callable<Integer>
         final Histogram histogram = new Histogram(3_600_000_000L, 3);
         final Histogram fromSent = new Histogram(3_600_000_000L, 3);
         final long[] lastSeen = {0};
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
+        final PipelineContext ctx = new PipelineContext().dataDir(data).durability(durability)
             .tickIntervalMs(0).snapshotEvery(0).log(PipelineBenchmark::logFatal).outputYielding(!"blocking".equals(outputWait))
             .inlineOutput(!outputRing).busySpin(busySpin).pretouch(!noPretouch)
             .publisher((Event e) ->

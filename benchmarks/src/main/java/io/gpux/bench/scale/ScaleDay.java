@@ -11,6 +11,7 @@ import io.gpux.engine.event.Event;
 import io.gpux.engine.event.EventType;
 import io.gpux.engine.event.NoticeReason;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -119,7 +120,7 @@ public final class ScaleDay implements Callable<Integer>
     {
         final long[] now = {START_MS};
         final Driver d = new Driver();
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).tickIntervalMs(0)
+        final PipelineContext ctx = new PipelineContext().dataDir(data).tickIntervalMs(0)
             .clock(() -> now[0]).log(ScaleDay::logFatal).publisher(d::onEvent);
         ctx.polled(() -> { });
         final long dayMs = DAY_MS / compression;
@@ -256,9 +257,9 @@ public final class ScaleDay implements Callable<Integer>
         }
     }
 
-    private static ExchangePipeline.Context restartContext(final Path data, final long[] now)
+    private static PipelineContext restartContext(final Path data, final long[] now)
     {
-        return new ExchangePipeline.Context().dataDir(data).tickIntervalMs(0).clock(() -> now[0])
+        return new PipelineContext().dataDir(data).tickIntervalMs(0).clock(() -> now[0])
             .log(ScaleDay::logFatal).polled(() -> { });
     }
 
