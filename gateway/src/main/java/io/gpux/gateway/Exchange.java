@@ -4,6 +4,7 @@ import io.gpux.engine.command.Command;
 import io.gpux.core.counters.ExchangeCounters;
 import io.gpux.core.journal.DataDirectoryLock;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import io.gpux.gateway.auth.Authenticator;
 import io.gpux.gateway.auth.LoginThrottle;
 import io.gpux.gateway.directory.Directory;
@@ -239,7 +240,7 @@ public final class Exchange implements AutoCloseable
     /** Starts the core, which recovers from the data directory; in the shared layout it is polled by the event loop. */
     private ExchangePipeline startPipeline(final CorePublisher core) throws IOException
     {
-        final ExchangePipeline.Context pipelineContext = new ExchangePipeline.Context()
+        final PipelineContext pipelineContext = new PipelineContext()
             .dataDir(ctx.dataDir())
             .durability(ctx.durability())
             .minFreeBytes(ctx.minFreeBytes())

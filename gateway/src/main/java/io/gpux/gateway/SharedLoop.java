@@ -1,6 +1,7 @@
 package io.gpux.gateway;
 
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import io.gpux.gateway.egress.Egress;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
@@ -11,7 +12,7 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
 
 /**
  * The thread layout for two cores: the gateway's one event loop also runs the exchange core (a
- * {@linkplain ExchangePipeline.Context#polled(Runnable) polled} pipeline) and the egress. Each turn
+ * {@linkplain PipelineContext#polled(Runnable) polled} pipeline) and the egress. Each turn
  * of the loop reads the sockets (frames are decoded, checked and published to the input ring), then
  * applies what the ring holds (command journal, engine, event journal), then lets the egress send the
  * events and answers out, on the same thread: a bid crosses no thread between the socket it came in

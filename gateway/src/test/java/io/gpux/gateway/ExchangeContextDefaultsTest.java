@@ -1,6 +1,6 @@
 package io.gpux.gateway;
 
-import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import io.gpux.core.pipeline.PipelineConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +34,7 @@ class ExchangeContextDefaultsTest
     private static void assertSameCoreDefaults()
     {
         final ExchangeContext exchange = new ExchangeContext();
-        final ExchangePipeline.Context pipeline = new ExchangePipeline.Context();
+        final PipelineContext pipeline = new PipelineContext();
         assertEquals(pipeline.tickIntervalMs(), exchange.tickIntervalMs());
         assertEquals(pipeline.snapshotEvery(), exchange.snapshotEvery());
         assertEquals(pipeline.minFreeBytes(), exchange.minFreeBytes());

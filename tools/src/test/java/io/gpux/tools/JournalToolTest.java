@@ -2,6 +2,7 @@ package io.gpux.tools;
 
 import io.gpux.engine.command.Command;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import io.gpux.core.pipeline.PipelineRecoveryTest;
 import io.gpux.engine.replay.ScenarioReplayer;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class JournalToolTest
     {
         final List<Command> commands = PipelineRecoveryTest.commands(21, 1500);
         final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
-        try (ExchangePipeline pipeline = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir).clock(clock)
+        try (ExchangePipeline pipeline = ExchangePipeline.start(new PipelineContext().dataDir(dir).clock(clock)
             .tickIntervalMs(0).snapshotEvery(400).yielding(false).log(m -> { })))
         {
             int published = 0;

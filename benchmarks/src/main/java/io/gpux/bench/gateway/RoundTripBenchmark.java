@@ -300,16 +300,7 @@ public final class RoundTripBenchmark implements Callable<Integer>
             final Exchange.Key admin = exchange.adminKey();
             final String[][] keys = setUp(port, admin, clientLoops, epoll);
 
-            final long perConnection = rate * (warmup + seconds) / connections + 1;
-            final List<Renter> renters = new ArrayList<>();
-            for (int c = 0; c < connections; c++)
-            {
-                final Renter renter = new Renter((int)perConnection, rate * warmup / connections + 1);
-                renter.client = new GpuxClient(context(port, Long.parseLong(keys[c][0]), keys[c][1], clientLoops, epoll)
-                    .listener(renter).maxPendingCommands(1 << 20));
-                renter.client.connect();
-                renters.add(renter);
-            }
+            final List<Renter> renters = connectRenters(port, keys, clientLoops, epoll);
             System.out.printf("round trip: %,d bids/s offered over %d connection(s), %d s warm-up + %d s measured, %s, %s, " +
                 "pacer %s, exchange threads %s, exchange %s%n", rate, connections, warmup, seconds, durability,
                 epoll ? "epoll" : "nio", pacer, layout, serverProcess ? "in a JVM of its own" : "in this JVM");
@@ -321,77 +312,13 @@ public final class RoundTripBenchmark implements Callable<Integer>
             {
                 loopPacer.start(renters, total, intervalNs, start);
             }
-            for (long i = 0; pacer == Pacing.THREAD && i < total; i++)
+            else
             {
-                final long dueAt = start + (long)(i * intervalNs);
-                // sleep until just before the bid is due, then spin: a pacer that spun all the time would
-                // take one of the machine's two cores from the exchange
-                long wait;
-                while ((wait = dueAt - System.nanoTime()) > 0)
-                {
-                    if (wait > 60_000)
-                    {
-                        java.util.concurrent.locks.LockSupport.parkNanos(wait - 50_000);
-                    }
-                    else
-                    {
-                        Thread.onSpinWait();
-                    }
-                }
-                bid(renters, i, dueAt);
+                paceOnThisThread(renters, total, intervalNs, start);
             }
             final long sentAt = pacer == Pacing.LOOP ? loopPacer.awaitSent() : System.nanoTime();
-            final long deadline = sentAt + 30_000_000_000L;
-            long fills = 0;
-            while (System.nanoTime() < deadline)
-            {
-                fills = renters.stream().mapToLong(r -> r.fills.get()).sum();
-                if (fills + renters.stream().mapToLong(r -> r.errors.get()).sum() >= total)
-                {
-                    break;
-                }
-                Thread.sleep(10);
-            }
-            final double offeredSeconds = (sentAt - start) / 1e9;
-            final Histogram all = new Histogram(120_000_000_000L, 3);
-            long errors = 0;
-            long measuredErrors = 0;
-            String firstError = null;
-            for (final Renter r : renters)
-            {
-                final java.util.concurrent.CountDownLatch read = new java.util.concurrent.CountDownLatch(1);
-                r.client.execute(() ->
-                {
-                    synchronized (all)
-                    {
-                        all.add(r.histogram);
-                    }
-                    read.countDown();
-                });
-                read.await();
-                errors += r.errors.get();
-                measuredErrors += r.measuredErrors.get();
-                firstError = firstError == null ? r.firstError : firstError;
-                r.client.close();
-            }
-            System.out.printf("sent %,d bids in %.2f s (%,.0f/s achieved), fills %,d, errors %,d (%,d in the measured part)%s%n",
-                total, offeredSeconds, total / offeredSeconds, fills, errors, measuredErrors,
-                firstError == null ? "" : " (first: " + firstError + ")");
-            System.out.printf("bid -> fill back at the client, us (%,d measured): %s%n", all.getTotalCount(),
-                LatencyLine.of(all));
-            final ObjectNode figures = ResultFile.create();
-            figures.put("sent", total);
-            figures.put("achievedPerSecond", total / offeredSeconds);
-            figures.put("fills", fills);
-            figures.put("errors", errors);
-            figures.put("measuredErrors", measuredErrors);
-            ResultFile.latency(figures, "bidToFill", all);
-            ResultFile.write(json, figures);
-            if (timeline)
-            {
-                printTimeline(renters, start);
-            }
-            return fills + errors >= total && measuredErrors == 0 ? 0 : 1;
+            final long fills = awaitAnswers(renters, total, sentAt);
+            return report(renters, total, start, sentAt, fills);
         }
         finally
         {
@@ -401,6 +328,110 @@ public final class RoundTripBenchmark implements Callable<Integer>
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    /** One renter a connection, connected, each with its share of the bids. */
+    private List<Renter> connectRenters(final int port, final String[][] keys, final EventLoopGroup clientLoops,
+        final boolean epoll) throws Exception
+    {
+        final long perConnection = rate * (warmup + seconds) / connections + 1;
+        final List<Renter> renters = new ArrayList<>();
+        for (int c = 0; c < connections; c++)
+        {
+            final Renter renter = new Renter((int)perConnection, rate * warmup / connections + 1);
+            renter.client = new GpuxClient(context(port, Long.parseLong(keys[c][0]), keys[c][1], clientLoops, epoll)
+                .listener(renter).maxPendingCommands(1 << 20));
+            renter.client.connect();
+            renters.add(renter);
+        }
+        return renters;
+    }
+
+    /** The THREAD pacer: each bid placed from this thread when due. */
+    private void paceOnThisThread(final List<Renter> renters, final long total, final double intervalNs, final long start)
+    {
+        for (long i = 0; i < total; i++)
+        {
+            final long dueAt = start + (long)(i * intervalNs);
+            // sleep until just before the bid is due, then spin: a pacer that spun all the time would
+            // take one of the machine's two cores from the exchange
+            long wait;
+            while ((wait = dueAt - System.nanoTime()) > 0)
+            {
+                if (wait > 60_000)
+                {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait - 50_000);
+                }
+                else
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            bid(renters, i, dueAt);
+        }
+    }
+
+    /** Waits until every bid is filled or refused, 30 s after the last was sent at most; returns the fills. */
+    private static long awaitAnswers(final List<Renter> renters, final long total, final long sentAt) throws InterruptedException
+    {
+        final long deadline = sentAt + 30_000_000_000L;
+        long fills = 0;
+        while (System.nanoTime() < deadline)
+        {
+            fills = renters.stream().mapToLong(r -> r.fills.get()).sum();
+            if (fills + renters.stream().mapToLong(r -> r.errors.get()).sum() >= total)
+            {
+                break;
+            }
+            Thread.sleep(10);
+        }
+        return fills;
+    }
+
+    /** Gathers the renters' figures (each read on its client's event loop), prints and writes them; the exit code. */
+    private int report(final List<Renter> renters, final long total, final long start, final long sentAt, final long fills)
+        throws Exception
+    {
+        final double offeredSeconds = (sentAt - start) / 1e9;
+        final Histogram all = new Histogram(120_000_000_000L, 3);
+        long errors = 0;
+        long measuredErrors = 0;
+        String firstError = null;
+        for (final Renter r : renters)
+        {
+            final java.util.concurrent.CountDownLatch read = new java.util.concurrent.CountDownLatch(1);
+            r.client.execute(() ->
+            {
+                synchronized (all)
+                {
+                    all.add(r.histogram);
+                }
+                read.countDown();
+            });
+            read.await();
+            errors += r.errors.get();
+            measuredErrors += r.measuredErrors.get();
+            firstError = firstError == null ? r.firstError : firstError;
+            r.client.close();
+        }
+        System.out.printf("sent %,d bids in %.2f s (%,.0f/s achieved), fills %,d, errors %,d (%,d in the measured part)%s%n",
+            total, offeredSeconds, total / offeredSeconds, fills, errors, measuredErrors,
+            firstError == null ? "" : " (first: " + firstError + ")");
+        System.out.printf("bid -> fill back at the client, us (%,d measured): %s%n", all.getTotalCount(),
+            LatencyLine.of(all));
+        final ObjectNode figures = ResultFile.create();
+        figures.put("sent", total);
+        figures.put("achievedPerSecond", total / offeredSeconds);
+        figures.put("fills", fills);
+        figures.put("errors", errors);
+        figures.put("measuredErrors", measuredErrors);
+        ResultFile.latency(figures, "bidToFill", all);
+        ResultFile.write(json, figures);
+        if (timeline)
+        {
+            printTimeline(renters, start);
+        }
+        return fills + errors >= total && measuredErrors == 0 ? 0 : 1;
     }
 
     /** p50, p99 and max of the measured bids due in each second (order ids map back to due times). */

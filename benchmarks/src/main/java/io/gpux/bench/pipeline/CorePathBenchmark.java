@@ -4,6 +4,7 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.TimeInForce;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import io.gpux.engine.replay.ScenarioParser;
 import io.gpux.engine.replay.Symbols;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -54,7 +55,7 @@ public class CorePathBenchmark
     public void setUp() throws Exception
     {
         dir = Files.createTempDirectory("gpux-corepath");
-        pipeline = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir).polled(() -> { })
+        pipeline = ExchangePipeline.start(new PipelineContext().dataDir(dir).polled(() -> { })
             .clock(() -> 1_764_480_000_000L).tickIntervalMs(0).snapshotEvery(0).pretouch(false).log(s -> { }));
         final ScenarioParser parser = new ScenarioParser(new Symbols());
         final Command c = new Command();

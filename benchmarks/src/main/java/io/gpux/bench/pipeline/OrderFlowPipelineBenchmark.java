@@ -8,6 +8,7 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
 import io.gpux.core.pipeline.Durability;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -91,7 +92,7 @@ public final class OrderFlowPipelineBenchmark implements Callable<Integer>
             feed.commandsPerPass() + 16];
         final Histogram histogram = new Histogram(3_600_000_000L, 3);
         final long[] lastSeen = {0};
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
+        final PipelineContext ctx = new PipelineContext().dataDir(data).durability(durability)
             .tickIntervalMs(0).snapshotEvery(0).log(m -> { })
             .publisher((Event e) ->
             {
@@ -115,57 +116,72 @@ public final class OrderFlowPipelineBenchmark implements Callable<Integer>
             }
             if (rate > 0)
             {
-                final long interval = 1_000_000_000L / rate;
-                long next = System.nanoTime();
-                int sent = 0;
-                while (sent < total || !feed.nextIsFlowCommand())
-                {
-                    if (feed.nextIsFlowCommand())
-                    {
-                        while (System.nanoTime() < next)
-                        {
-                            // a yielding wait, as PipelineBenchmark's: a spinning load generator would take a core
-                            Thread.yield();
-                        }
-                        sent++;
-                        if (sent > warmup && sequence + 1 < due.length)
-                        {
-                            due[(int)(sequence + 1)] = next;
-                        }
-                        next += interval;
-                    }
-                    publish(pipeline, feed.next());
-                    sequence++;
-                }
-                awaitApplied(pipeline, sequence);
-                System.out.printf("latency %s at %,d flow commands/s offered, %,d measured after %,d warm-up (us): %s%n",
-                    durability, rate, histogram.getTotalCount(), warmup, LatencyLine.of(histogram));
-                final ObjectNode figures = ResultFile.create();
-                ResultFile.latency(figures, "latency", histogram);
-                ResultFile.write(json, figures);
+                latency(pipeline, feed, due, histogram, sequence);
             }
             else
             {
-                sequence = publishFlow(pipeline, feed, warmup, sequence);
-                awaitApplied(pipeline, sequence);
-                final long measuredFrom = sequence;
-                final long t0 = System.nanoTime();
-                sequence = publishFlow(pipeline, feed, messages, sequence);
-                awaitApplied(pipeline, sequence);
-                final long ns = System.nanoTime() - t0;
-                System.out.printf("throughput %s: %,d flow commands (%,d gpux commands) in %.3f s = %,.0f flow commands/s " +
-                    "(both journals on)%n", durability, messages, sequence - measuredFrom, ns / 1e9, messages * 1e9 / ns);
-                final ObjectNode figures = ResultFile.create();
-                figures.put("flowCommands", messages);
-                figures.put("seconds", ns / 1e9);
-                figures.put("flowCommandsPerSecond", messages * 1e9 / ns);
-                ResultFile.write(json, figures);
+                throughput(pipeline, feed, sequence);
             }
             if (pipeline.failed())
             {
                 throw new IllegalStateException("the pipeline failed");
             }
         }
+    }
+
+    /** Open loop at {@code rate} flow commands a second, each flow command's latency to its first event recorded. */
+    private void latency(final ExchangePipeline pipeline, final OrderFlowFeed feed, final long[] due, final Histogram histogram,
+        final long from) throws Exception
+    {
+        final int total = warmup + messages;
+        long sequence = from;
+        final long interval = 1_000_000_000L / rate;
+        long next = System.nanoTime();
+        int sent = 0;
+        while (sent < total || !feed.nextIsFlowCommand())
+        {
+            if (feed.nextIsFlowCommand())
+            {
+                while (System.nanoTime() < next)
+                {
+                    // a yielding wait, as PipelineBenchmark's: a spinning load generator would take a core
+                    Thread.yield();
+                }
+                sent++;
+                if (sent > warmup && sequence + 1 < due.length)
+                {
+                    due[(int)(sequence + 1)] = next;
+                }
+                next += interval;
+            }
+            publish(pipeline, feed.next());
+            sequence++;
+        }
+        awaitApplied(pipeline, sequence);
+        System.out.printf("latency %s at %,d flow commands/s offered, %,d measured after %,d warm-up (us): %s%n",
+            durability, rate, histogram.getTotalCount(), warmup, LatencyLine.of(histogram));
+        final ObjectNode figures = ResultFile.create();
+        ResultFile.latency(figures, "latency", histogram);
+        ResultFile.write(json, figures);
+    }
+
+    /** Closed loop: the warm-up applied, then the measured flow commands as fast as the ring takes them. */
+    private void throughput(final ExchangePipeline pipeline, final OrderFlowFeed feed, final long from) throws Exception
+    {
+        long sequence = publishFlow(pipeline, feed, warmup, from);
+        awaitApplied(pipeline, sequence);
+        final long measuredFrom = sequence;
+        final long t0 = System.nanoTime();
+        sequence = publishFlow(pipeline, feed, messages, sequence);
+        awaitApplied(pipeline, sequence);
+        final long ns = System.nanoTime() - t0;
+        System.out.printf("throughput %s: %,d flow commands (%,d gpux commands) in %.3f s = %,.0f flow commands/s " +
+            "(both journals on)%n", durability, messages, sequence - measuredFrom, ns / 1e9, messages * 1e9 / ns);
+        final ObjectNode figures = ResultFile.create();
+        figures.put("flowCommands", messages);
+        figures.put("seconds", ns / 1e9);
+        figures.put("flowCommandsPerSecond", messages * 1e9 / ns);
+        ResultFile.write(json, figures);
     }
 
     /** Publishes the gpux commands of {@code n} flow commands; returns the pipeline sequence reached. */

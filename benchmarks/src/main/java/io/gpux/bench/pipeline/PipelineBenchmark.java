@@ -7,6 +7,7 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.event.Event;
 import io.gpux.core.pipeline.Durability;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -124,7 +125,7 @@ public final class PipelineBenchmark implements Callable<Integer>
         final Histogram histogram = new Histogram(3_600_000_000L, 3);
         final Histogram fromSent = new Histogram(3_600_000_000L, 3);
         final long[] lastSeen = {0};
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).durability(durability)
+        final PipelineContext ctx = new PipelineContext().dataDir(data).durability(durability)
             .tickIntervalMs(0).snapshotEvery(0).log(PipelineBenchmark::logFatal).outputYielding(!"blocking".equals(outputWait))
             .inlineOutput(!outputRing).busySpin(busySpin).pretouch(!noPretouch)
             .publisher((Event e) ->
@@ -153,86 +154,108 @@ public final class PipelineBenchmark implements Callable<Integer>
             }
             if (rate > 0)
             {
-                final long interval = 1_000_000_000L / rate;
-                if (timerSlackNs >= 0)
-                {
-                    setTimerSlack(timerSlackNs);
-                }
-                final Pacer waits = pacer != null ? pacer : polled ? Pacer.LOOP : Pacer.PARK;
-                final long spinNs = spinUs * 1_000;
-                long next = System.nanoTime();
-                long lastWork = next;
-                for (int i = 0; i < flow.length; i++)
-                {
-                    long wait;
-                    while ((wait = next - System.nanoTime()) > 0)
-                    {
-                        if (polled && drain(pipeline) > 0)
-                        {
-                            // applied what was published; the next command may be due by now
-                            lastWork = System.nanoTime();
-                            continue;
-                        }
-                        if (waits == Pacer.PARK || waits == Pacer.LOOP && System.nanoTime() - lastWork >= spinNs)
-                        {
-                            // sleeps (a timer wake-up is ~50-60 us late here, so commands go out in small
-                            // bursts, each stamped with its own due time): the load generator leaves the
-                            // cores to the exchange and the OS, as a gateway's network threads would
-                            java.util.concurrent.locks.LockSupport.parkNanos(wait);
-                        }
-                        else
-                        {
-                            // a yielding wait: it keeps a core busy, and its own stalls count
-                            Thread.yield();
-                        }
-                    }
-                    due[base + i + 1] = next;
-                    do
-                    {
-                        // written before the command can reach the publisher
-                        sent[base + i + 1] = System.nanoTime();
-                    }
-                    while (!tryPublish(pipeline, flow[i]) && drain(pipeline) >= 0);
-                    lastWork = sent[base + i + 1];
-                    next += interval;
-                }
-                awaitApplied(pipeline, base + flow.length);
-                System.out.printf("latency %s%s at %,d commands/s offered, pacer %s, %,d measured after %,d warm-up " +
-                    "(us): %s%n", durability, polled ? " polled" : "", rate,
-                    waits == Pacer.LOOP ? "LOOP (spins " + spinUs + " us)" : waits, histogram.getTotalCount(), warmup,
-                    LatencyLine.of(histogram));
-                System.out.printf("  from the publish (the load generator's own lateness excluded) (us): %s%n",
-                    LatencyLine.of(fromSent));
-                final ObjectNode figures = ResultFile.create();
-                ResultFile.latency(figures, "fromDue", histogram);
-                ResultFile.latency(figures, "fromPublish", fromSent);
-                ResultFile.write(json, figures);
+                latency(pipeline, flow, base, due, sent, histogram, fromSent);
             }
             else
             {
-                for (int i = 0; i < warmup; i++)
-                {
-                    publish(pipeline, flow[i]);
-                }
-                awaitApplied(pipeline, base + warmup);
-                final long t0 = System.nanoTime();
-                for (int i = warmup; i < flow.length; i++)
-                {
-                    publish(pipeline, flow[i]);
-                }
-                awaitApplied(pipeline, base + flow.length);
-                final long ns = System.nanoTime() - t0;
-                System.out.printf("throughput %s%s: %,d commands in %.3f s = %,.0f commands/s (both journals on)%n",
-                    durability, polled ? " polled" : "", commands, ns / 1e9, commands * 1e9 / ns);
-                final ObjectNode figures = ResultFile.create();
-                figures.put("commands", commands);
-                figures.put("seconds", ns / 1e9);
-                figures.put("commandsPerSecond", commands * 1e9 / ns);
-                ResultFile.write(json, figures);
+                throughput(pipeline, flow, base);
             }
         }
         System.out.printf("journal files: commands %,d bytes, events %,d bytes (apparent size)%n", size(data.resolve("commands")),
             size(data.resolve("events")));
+    }
+
+    /** Open loop at {@code rate}: each command published when due, its latency to its first event recorded. */
+    private void latency(final ExchangePipeline pipeline, final Command[] flow, final int base, final long[] due,
+        final long[] sent, final Histogram histogram, final Histogram fromSent) throws Exception
+    {
+        final long interval = 1_000_000_000L / rate;
+        if (timerSlackNs >= 0)
+        {
+            setTimerSlack(timerSlackNs);
+        }
+        final Pacer waits = pacer != null ? pacer : polled ? Pacer.LOOP : Pacer.PARK;
+        final long spinNs = spinUs * 1_000;
+        long next = System.nanoTime();
+        long lastWork = next;
+        for (int i = 0; i < flow.length; i++)
+        {
+            lastWork = waitUntil(pipeline, next, waits, spinNs, lastWork);
+            due[base + i + 1] = next;
+            do
+            {
+                // written before the command can reach the publisher
+                sent[base + i + 1] = System.nanoTime();
+            }
+            while (!tryPublish(pipeline, flow[i]) && drain(pipeline) >= 0);
+            lastWork = sent[base + i + 1];
+            next += interval;
+        }
+        awaitApplied(pipeline, base + flow.length);
+        System.out.printf("latency %s%s at %,d commands/s offered, pacer %s, %,d measured after %,d warm-up " +
+            "(us): %s%n", durability, polled ? " polled" : "", rate,
+            waits == Pacer.LOOP ? "LOOP (spins " + spinUs + " us)" : waits, histogram.getTotalCount(), warmup,
+            LatencyLine.of(histogram));
+        System.out.printf("  from the publish (the load generator's own lateness excluded) (us): %s%n",
+            LatencyLine.of(fromSent));
+        final ObjectNode figures = ResultFile.create();
+        ResultFile.latency(figures, "fromDue", histogram);
+        ResultFile.latency(figures, "fromPublish", fromSent);
+        ResultFile.write(json, figures);
+    }
+
+    /** Waits until {@code next}, the pacer's way (polled, applying what was published meanwhile); returns the last work's time. */
+    private long waitUntil(final ExchangePipeline pipeline, final long next, final Pacer waits, final long spinNs,
+        final long lastWorkBefore)
+    {
+        long lastWork = lastWorkBefore;
+        long wait;
+        while ((wait = next - System.nanoTime()) > 0)
+        {
+            if (polled && drain(pipeline) > 0)
+            {
+                // applied what was published; the next command may be due by now
+                lastWork = System.nanoTime();
+                continue;
+            }
+            if (waits == Pacer.PARK || waits == Pacer.LOOP && System.nanoTime() - lastWork >= spinNs)
+            {
+                // sleeps (a timer wake-up is ~50-60 us late here, so commands go out in small
+                // bursts, each stamped with its own due time): the load generator leaves the
+                // cores to the exchange and the OS, as a gateway's network threads would
+                java.util.concurrent.locks.LockSupport.parkNanos(wait);
+            }
+            else
+            {
+                // a yielding wait: it keeps a core busy, and its own stalls count
+                Thread.yield();
+            }
+        }
+        return lastWork;
+    }
+
+    /** Closed loop: the warm-up applied, then the measured commands published as fast as the ring takes them. */
+    private void throughput(final ExchangePipeline pipeline, final Command[] flow, final int base) throws Exception
+    {
+        for (int i = 0; i < warmup; i++)
+        {
+            publish(pipeline, flow[i]);
+        }
+        awaitApplied(pipeline, base + warmup);
+        final long t0 = System.nanoTime();
+        for (int i = warmup; i < flow.length; i++)
+        {
+            publish(pipeline, flow[i]);
+        }
+        awaitApplied(pipeline, base + flow.length);
+        final long ns = System.nanoTime() - t0;
+        System.out.printf("throughput %s%s: %,d commands in %.3f s = %,.0f commands/s (both journals on)%n",
+            durability, polled ? " polled" : "", commands, ns / 1e9, commands * 1e9 / ns);
+        final ObjectNode figures = ResultFile.create();
+        figures.put("commands", commands);
+        figures.put("seconds", ns / 1e9);
+        figures.put("commandsPerSecond", commands * 1e9 / ns);
+        ResultFile.write(json, figures);
     }
 
     /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpux.engine.command.Command;
 import io.gpux.core.journal.Journal;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import io.gpux.core.pipeline.Recovery;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -47,7 +48,7 @@ public final class RecoveryBenchmark implements Callable<Integer>
         final Path data = dir != null ? dir : Files.createTempDirectory("gpux-recovery-bench");
         try
         {
-            final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).tickIntervalMs(0)
+            final PipelineContext ctx = new PipelineContext().dataDir(data).tickIntervalMs(0)
                 .snapshotEvery(snapshotEvery).log(m -> { });
             final long t0 = System.nanoTime();
             try (ExchangePipeline pipeline = ExchangePipeline.start(ctx))

@@ -1,34 +1,22 @@
 package io.gpux.bench.scale;
 
 import io.gpux.bench.LatencyLine;
-import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.core.pipeline.Durability;
 import io.gpux.gateway.Exchange;
 import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.AccountEvent;
-import io.gpux.proto.v1.Configure;
-import io.gpux.proto.v1.CreateAccount;
-import io.gpux.proto.v1.CreateKey;
-import io.gpux.proto.v1.CreateMarket;
-import io.gpux.proto.v1.Deposit;
-import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.Fill;
-import io.gpux.proto.v1.MachineHeartbeat;
-import io.gpux.proto.v1.PlaceAsk;
 import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.Reason;
-import io.gpux.proto.v1.RegisterMachine;
 import io.gpux.proto.v1.ResendComplete;
 import io.gpux.proto.v1.Response;
-import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.TimeInForce;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -40,7 +28,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -72,9 +59,8 @@ import java.util.stream.Stream;
 @CommandLine.Command(name = "bench-resend-stall", mixinStandardHelpOptions = true)
 public final class ResendStall implements Callable<Integer>
 {
-    private static final String PROBE_MARKET = "PROBE";
-    private static final String FLEET_MARKET = "FLEET";
-    private static final long PRICE = 10_000;
+    private static final String PROBE_MARKET = ResendStallHistory.PROBE_MARKET;
+    private static final long PRICE = ResendStallHistory.PRICE;
     private static final long STALL_NS = 1_000_000;
     /** Nothing else; the same logins as the resends but live (last seq -1), to tell the logins' cost from the resends'; resends; portfolio queries. */
     private static final String[] PHASES = {"idle", "logins", "resends", "portfolios"};
@@ -160,7 +146,7 @@ public final class ResendStall implements Callable<Integer>
         try
         {
             final List<Phase> phases = new ArrayList<>();
-            Keys keys = null;
+            ResendStallHistory.Keys keys = null;
             long historyEvents = 0;
             double historySeconds = 0;
             for (final boolean shared : layouts == Layouts.BOTH ? new boolean[] {true, false} :
@@ -173,7 +159,7 @@ public final class ResendStall implements Callable<Integer>
                     if (keys == null)
                     {
                         final long start = System.nanoTime();
-                        keys = setUp(exchange, loops);
+                        keys = new ResendStallHistory(accounts, events, quiet, quietEvents, resenders, fleet).setUp(exchange, loops);
                         historySeconds = (System.nanoTime() - start) / 1e9;
                         historyEvents = events;
                         System.out.printf(Locale.ROOT, "history: %,d deposits over %,d accounts (%d quiet, %d events " +
@@ -200,180 +186,6 @@ public final class ResendStall implements Callable<Integer>
             {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
-        }
-    }
-
-    /** API keys made during set-up: {keyId, secret} each. */
-    private record Keys(String[] probe, String[] fleetOwner, String[] fleetRenter, List<String[]> resend)
-    {
-    }
-
-    private static ClientContext context(final Exchange exchange, final String[] key, final EventLoopGroup loops)
-    {
-        return new ClientContext().host("127.0.0.1").port(exchange.port()).keyId(Long.parseLong(key[0]))
-            .secretHex(key[1]).eventLoopGroup(loops).socketChannelClass(NioSocketChannel.class);
-    }
-
-    private static Response check(final Response r)
-    {
-        if (r.getReason() != Reason.REASON_OK)
-        {
-            throw new IllegalStateException("set-up failed: " + r.getReason() + " " + r.getMessage());
-        }
-        return r;
-    }
-
-    private static String[] account(final GpuxClient admin, final String name, final long deposit, final Role... roles)
-        throws Exception
-    {
-        final Duration t = Duration.ofSeconds(30);
-        final CreateAccount.Builder create = CreateAccount.newBuilder().setName(name);
-        for (final Role role : roles)
-        {
-            create.addRoles(role);
-        }
-        check(admin.call(Envelope.newBuilder().setCreateAccount(create), t));
-        if (deposit > 0)
-        {
-            check(admin.call(Envelope.newBuilder().setDeposit(Deposit.newBuilder().setAccount(name).setAmount(deposit)), t));
-        }
-        final Response key = check(admin.call(Envelope.newBuilder().setCreateKey(CreateKey.newBuilder().setAccount(name)), t));
-        return new String[] {Long.toString(key.getAssignedId()), key.getSecret()};
-    }
-
-    /** Counts the answers to a stream of admin commands, for a window of them in flight. */
-    private static final class Answers implements ClientListener
-    {
-        final AtomicLong answered = new AtomicLong();
-        volatile String firstError;
-
-        @Override
-        public void onResponse(final long requestId, final Response response)
-        {
-            if (response.getReason() != Reason.REASON_OK && firstError == null)
-            {
-                firstError = response.getReason() + " " + response.getMessage();
-            }
-            answered.incrementAndGet();
-        }
-    }
-
-    /**
-     * The markets, the probe (a renter facing one huge ask), the fleet (an owner with {@code fleet} machines,
-     * each leased by one renter) and the history: {@code events} deposits, account by account in turn, with the
-     * quiet accounts' deposits spaced evenly through it.
-     */
-    private Keys setUp(final Exchange exchange, final EventLoopGroup loops) throws Exception
-    {
-        final Duration t = Duration.ofSeconds(30);
-        final Exchange.Key adminKey = exchange.bootstrapKey();
-        final Answers answers = new Answers();
-        try (GpuxClient admin = new GpuxClient(context(exchange,
-            new String[] {Long.toString(adminKey.keyId()), adminKey.secret()}, loops).listener(answers)))
-        {
-            admin.connect();
-            check(admin.call(Envelope.newBuilder().setConfigure(Configure.newBuilder().setHeartbeatTimeoutMs(0)), t));
-            for (final String market : new String[] {PROBE_MARKET, FLEET_MARKET})
-            {
-                check(admin.call(Envelope.newBuilder().setCreateMarket(CreateMarket.newBuilder().setSymbol(market)
-                    .setPreemption(false).setMaxGpusPerOrder(1_000_000)), t));
-            }
-            final String[] probe = account(admin, "probe", 1_000_000_000_000_000L, Role.RENTER);
-            final String[] bigOwner = account(admin, "big-owner", 0, Role.OWNER);
-            final String[] fleetOwner = account(admin, "fleet-owner", 0, Role.OWNER);
-            final String[] fleetRenter = account(admin, "fleet-renter", 1_000_000_000_000_000L, Role.RENTER);
-            try (GpuxClient owner = new GpuxClient(context(exchange, bigOwner, loops)))
-            {
-                owner.connect();
-                final long machine = check(owner.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine
-                    .newBuilder().setName("big").setMarket(PROBE_MARKET).setGpus(1_000_000)), t)).getAssignedId();
-                check(owner.call(Envelope.newBuilder().setMachineHeartbeat(MachineHeartbeat.newBuilder()
-                    .setMachineId(machine)), t));
-                check(owner.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(1)
-                    .setMachineId(machine).setGpus(1_000_000).setPrice(PRICE)), t));
-            }
-            try (GpuxClient owner = new GpuxClient(context(exchange, fleetOwner, loops));
-                 GpuxClient renter = new GpuxClient(context(exchange, fleetRenter, loops)))
-            {
-                owner.connect();
-                renter.connect();
-                for (int m = 0; m < fleet; m++)
-                {
-                    final long machine = check(owner.call(Envelope.newBuilder().setRegisterMachine(RegisterMachine
-                        .newBuilder().setName("fleet-" + m).setMarket(FLEET_MARKET).setGpus(1)), t)).getAssignedId();
-                    check(owner.call(Envelope.newBuilder().setMachineHeartbeat(MachineHeartbeat.newBuilder()
-                        .setMachineId(machine)), t));
-                    check(owner.call(Envelope.newBuilder().setPlaceAsk(PlaceAsk.newBuilder().setOrderId(m + 1)
-                        .setMachineId(machine).setGpus(1).setPrice(PRICE)), t));
-                    check(renter.call(Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(m + 1)
-                        .setMarket(FLEET_MARKET).setGpus(1).setPrice(PRICE).setTif(TimeInForce.IOC)), t));
-                }
-            }
-            final String[] names = new String[accounts];
-            final long answeredBefore = answers.answered.get();
-            for (int a = 0; a < accounts; a++)
-            {
-                names[a] = (a < quiet ? "quiet-" : "busy-") + a;
-                while (a - (answers.answered.get() - answeredBefore) > 5_000)
-                {
-                    LockSupport.parkNanos(50_000);
-                }
-                admin.send(Envelope.newBuilder().setCreateAccount(CreateAccount.newBuilder().setName(names[a])
-                    .addRoles(Role.RENTER)));
-            }
-            awaitAnswers(answers, answeredBefore, accounts, "account");
-            // resenders: the even ones on quiet accounts, the odd ones on busy accounts
-            final List<String[]> resend = new ArrayList<>();
-            for (int r = 0; r < resenders; r++)
-            {
-                final String name = r % 2 == 0 ? names[r / 2 % quiet] : names[quiet + r];
-                final Response key = check(admin.call(Envelope.newBuilder().setCreateKey(CreateKey.newBuilder()
-                    .setAccount(name)), t));
-                resend.add(new String[] {Long.toString(key.getAssignedId()), key.getSecret()});
-            }
-            final long quietEvery = Math.max(1, events / Math.max(1, (long)quiet * quietEvents));
-            final long sentBefore = answers.answered.get();
-            int busy = 0;
-            int nextQuiet = 0;
-            for (long i = 0; i < events; i++)
-            {
-                final String to;
-                if (i % quietEvery == 0)
-                {
-                    to = names[nextQuiet];
-                    nextQuiet = (nextQuiet + 1) % quiet;
-                }
-                else
-                {
-                    to = names[quiet + busy];
-                    busy = (busy + 1) % (accounts - quiet);
-                }
-                while (i - (answers.answered.get() - sentBefore) > 5_000)
-                {
-                    LockSupport.parkNanos(50_000);
-                }
-                admin.send(Envelope.newBuilder().setDeposit(Deposit.newBuilder().setAccount(to).setAmount(1)));
-            }
-            awaitAnswers(answers, sentBefore, events, "deposit");
-            return new Keys(probe, fleetOwner, fleetRenter, resend);
-        }
-    }
-
-    private static void awaitAnswers(final Answers answers, final long before, final long count, final String what)
-        throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (answers.answered.get() - before < count)
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new IllegalStateException("the history's " + what + " commands were not all answered in 120 s");
-            }
-            Thread.sleep(5);
-        }
-        if (answers.firstError != null)
-        {
-            throw new IllegalStateException("a " + what + " command of the set-up was refused: " + answers.firstError);
         }
     }
 
@@ -452,7 +264,7 @@ public final class ResendStall implements Callable<Integer>
         }
     }
 
-    private List<Phase> measure(final Exchange exchange, final Keys keys, final EventLoopGroup loops,
+    private List<Phase> measure(final Exchange exchange, final ResendStallHistory.Keys keys, final EventLoopGroup loops,
         final EventLoopGroup probeLoop, final String layout)
         throws Exception
     {
@@ -462,93 +274,108 @@ public final class ResendStall implements Callable<Integer>
         final Probe probe = new Probe(warmupBids + perPhase * PHASES.length, firstOrderId);
         final URI metrics = URI.create("http://127.0.0.1:" + exchange.metricsPort() + "/metrics");
         final List<Phase> phases = new ArrayList<>();
-        try (GpuxClient client = new GpuxClient(context(exchange, keys.probe, probeLoop).listener(probe)
+        try (GpuxClient client = new GpuxClient(ResendStallHistory.context(exchange, keys.probe(), probeLoop).listener(probe)
             .maxPendingCommands(1 << 20)))
         {
             client.connect();
             // warm-up: probe bids, not recorded
             java.util.Arrays.fill(probe.phaseOf, -1);
             pace(client, probe, 0, warmupBids, -1, System.nanoTime());
-            for (int p = 0; p < PHASES.length; p++)
+            for (int phase = 0; phase < PHASES.length; phase++)
             {
-                final int phase = p;
-                final AtomicLong stop = new AtomicLong();
-                final List<Thread> load = new ArrayList<>();
-                final List<Resender> resenders = new ArrayList<>();
-                final AtomicLong logins = new AtomicLong();
-                final Portfolios portfolios = new Portfolios();
-                if (phase == 1 || phase == 2)
-                {
-                    final long lastSeq = phase == 1 ? -1 : 0;
-                    for (final String[] key : keys.resend)
-                    {
-                        final Resender r = new Resender();
-                        resenders.add(r);
-                        load.add(started("resender", () -> resendLoop(exchange, key, loops, lastSeq, r, stop, logins)));
-                    }
-                }
-                else if (phase == 3)
-                {
-                    load.add(started("portfolios", () -> queryLoop(exchange, keys, loops, portfolios, stop)));
-                }
-                final long errorsBefore = probe.errors.get();
-                final Histogram batchMax = new Histogram(60_000_000_000L, 3);
-                final long[] over = new long[1];
-                final long[] maxResends = new long[1];
-                final Thread scraper = started("metrics", () ->
-                {
-                    while (stop.get() == 0)
-                    {
-                        try
-                        {
-                            Thread.sleep(1_000);
-                            final Map<String, Double> m = scrape(metrics);
-                            final long max = m.getOrDefault("gpux_batch_ns{quantile=\"1\"}", 0.0).longValue();
-                            if (max > 0)
-                            {
-                                batchMax.recordValue(Math.min(60_000_000_000L, max));
-                            }
-                            if (max > STALL_NS)
-                            {
-                                over[0]++;
-                            }
-                            maxResends[0] = Math.max(maxResends[0], m.getOrDefault("gpux_egress_resends", 0.0).longValue());
-                        }
-                        catch (final InterruptedException e)
-                        {
-                            return;
-                        }
-                        catch (final IOException e)
-                        {
-                            // a missed second: the next one is read
-                        }
-                    }
-                });
-                pace(client, probe, warmupBids + (long)phase * perPhase, perPhase, phase, System.nanoTime());
-                stop.set(1);
-                scraper.interrupt();
-                scraper.join();
-                for (final Thread th : load)
-                {
-                    th.join(30_000);
-                }
-                awaitLastFills(probe, phase, perPhase, errorsBefore);
-                final CountDownLatch read = new CountDownLatch(1);
-                final Histogram copy = new Histogram(60_000_000_000L, 3);
-                client.execute(() ->
-                {
-                    copy.add(probe.histograms[phase]);
-                    read.countDown();
-                });
-                read.await();
-                final Phase result = new Phase(layout, PHASES[phase], copy, probe.errors.get() - errorsBefore, batchMax, over[0],
-                    logins.get(), resenders.stream().mapToLong(r -> r.events.get()).sum(), maxResends[0],
-                    portfolios.answered.get());
-                print(result);
-                phases.add(result);
+                phases.add(measurePhase(exchange, keys, loops, client, probe, metrics, layout, phase, warmupBids));
             }
         }
         return phases;
+    }
+
+    /** One phase: its load started, the probe paced through it, the load stopped and the phase's figures. */
+    private Phase measurePhase(final Exchange exchange, final ResendStallHistory.Keys keys, final EventLoopGroup loops,
+        final GpuxClient client, final Probe probe, final URI metrics, final String layout, final int phase,
+        final int warmupBids) throws Exception
+    {
+        final int perPhase = probeRate * seconds;
+        final AtomicLong stop = new AtomicLong();
+        final List<Thread> load = new ArrayList<>();
+        final List<Resender> resenders = new ArrayList<>();
+        final AtomicLong logins = new AtomicLong();
+        final Portfolios portfolios = new Portfolios();
+        if (phase == 1 || phase == 2)
+        {
+            final long lastSeq = phase == 1 ? -1 : 0;
+            for (final String[] key : keys.resend())
+            {
+                final Resender r = new Resender();
+                resenders.add(r);
+                load.add(started("resender", () -> resendLoop(exchange, key, loops, lastSeq, r, stop, logins)));
+            }
+        }
+        else if (phase == 3)
+        {
+            load.add(started("portfolios", () -> queryLoop(exchange, keys, loops, portfolios, stop)));
+        }
+        final long errorsBefore = probe.errors.get();
+        final Histogram batchMax = new Histogram(60_000_000_000L, 3);
+        final long[] over = new long[1];
+        final long[] maxResends = new long[1];
+        final Thread scraper = started("metrics", () -> scrapeEverySecond(metrics, stop, batchMax, over, maxResends));
+        pace(client, probe, warmupBids + (long)phase * perPhase, perPhase, phase, System.nanoTime());
+        stop.set(1);
+        scraper.interrupt();
+        scraper.join();
+        for (final Thread th : load)
+        {
+            th.join(30_000);
+        }
+        awaitLastFills(probe, phase, perPhase, errorsBefore);
+        final CountDownLatch read = new CountDownLatch(1);
+        final Histogram copy = new Histogram(60_000_000_000L, 3);
+        client.execute(() ->
+        {
+            copy.add(probe.histograms[phase]);
+            read.countDown();
+        });
+        read.await();
+        final Phase result = new Phase(layout, PHASES[phase], copy, probe.errors.get() - errorsBefore, batchMax, over[0],
+            logins.get(), resenders.stream().mapToLong(r -> r.events.get()).sum(), maxResends[0],
+            portfolios.answered.get());
+        print(result);
+        return result;
+    }
+
+    /**
+     * Reads the metrics endpoint once a second until stopped: the core's batch time maximum of each second, the
+     * seconds it was over {@link #STALL_NS}, and the most resends in progress at once.
+     */
+    private static void scrapeEverySecond(final URI metrics, final AtomicLong stop, final Histogram batchMax, final long[] over,
+        final long[] maxResends)
+    {
+        while (stop.get() == 0)
+        {
+            try
+            {
+                Thread.sleep(1_000);
+                final Map<String, Double> m = scrape(metrics);
+                final long max = m.getOrDefault("gpux_batch_ns{quantile=\"1\"}", 0.0).longValue();
+                if (max > 0)
+                {
+                    batchMax.recordValue(Math.min(60_000_000_000L, max));
+                }
+                if (max > STALL_NS)
+                {
+                    over[0]++;
+                }
+                maxResends[0] = Math.max(maxResends[0], m.getOrDefault("gpux_egress_resends", 0.0).longValue());
+            }
+            catch (final InterruptedException e)
+            {
+                return;
+            }
+            catch (final IOException e)
+            {
+                // a missed second: the next one is read
+            }
+        }
     }
 
     /** Waits until each of the phase's bids has filled or been refused, 10 s at most (a missing fill is not waited for longer). */
@@ -598,7 +425,7 @@ public final class ResendStall implements Callable<Integer>
         while (stop.get() == 0)
         {
             r.complete = new CountDownLatch(1);
-            try (GpuxClient c = new GpuxClient(context(exchange, key, loops).lastSeq(lastSeq).listener(r)))
+            try (GpuxClient c = new GpuxClient(ResendStallHistory.context(exchange, key, loops).lastSeq(lastSeq).listener(r)))
             {
                 c.connect();
                 if (lastSeq < 0 || r.complete.await(30, TimeUnit.SECONDS))
@@ -613,11 +440,11 @@ public final class ResendStall implements Callable<Integer>
         }
     }
 
-    private void queryLoop(final Exchange exchange, final Keys keys, final EventLoopGroup loops, final Portfolios answers,
+    private void queryLoop(final Exchange exchange, final ResendStallHistory.Keys keys, final EventLoopGroup loops, final Portfolios answers,
         final AtomicLong stop)
     {
-        try (GpuxClient owner = new GpuxClient(context(exchange, keys.fleetOwner, loops).listener(answers));
-             GpuxClient renter = new GpuxClient(context(exchange, keys.fleetRenter, loops).listener(answers)))
+        try (GpuxClient owner = new GpuxClient(ResendStallHistory.context(exchange, keys.fleetOwner(), loops).listener(answers));
+             GpuxClient renter = new GpuxClient(ResendStallHistory.context(exchange, keys.fleetRenter(), loops).listener(answers)))
         {
             owner.connect();
             renter.connect();

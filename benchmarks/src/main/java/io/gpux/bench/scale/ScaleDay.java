@@ -5,12 +5,8 @@ import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
 import io.gpux.engine.command.TimeInForce;
-import io.gpux.engine.event.CancelReason;
-import io.gpux.engine.event.EndReason;
-import io.gpux.engine.event.Event;
-import io.gpux.engine.event.EventType;
-import io.gpux.engine.event.NoticeReason;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.core.pipeline.PipelineContext;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -19,11 +15,6 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -118,11 +109,40 @@ public final class ScaleDay implements Callable<Integer>
     private Result run(final Path data) throws Exception
     {
         final long[] now = {START_MS};
-        final Driver d = new Driver();
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(data).tickIntervalMs(0)
+        final ScaleDayDriver d = new ScaleDayDriver(batch);
+        final long dayMs = DAY_MS / compression;
+        runDay(data, now, d, dayMs);
+        System.out.println("rejects and unfilled bids: " + d.rejects);
+        now[0] = START_MS + dayMs;
+        final CrashRestart crash = restartAfterCrash(data, now);
+        final long snapshotBytes = newestSnapshot(data.resolve("snapshots"));
+
+        // and from that snapshot, with nothing to replay
+        final long r1 = System.nanoTime();
+        try (ExchangePipeline restarted = ExchangePipeline.start(restartContext(data, now)))
+        {
+            final double restartSeconds = (System.nanoTime() - r1) / 1e9;
+            final long replayedOnRestart = restarted.recovered().replayedCommands();
+            // the heap with the snapshot replica's engine too, once it has loaded the snapshot
+            while (restarted.snapshotReplicaSequence() < restarted.appliedCommands())
+            {
+                Thread.sleep(10);
+            }
+            final long heap = heapAfterGc();
+            final Result res = new Result(d.published, d.started, d.ended, d.preempted, d.reclaims, d.reclaimed,
+                d.releasedCount, d.wall, heap, snapshotBytes, crash.snapshotNs, crash.snapshotCloseNs, crash.seconds,
+                crash.replayed, restartSeconds, replayedOnRestart, d.batchNs, d.queryNs);
+            print(res);
+            return res;
+        }
+    }
+
+    /** The day itself, on a polled pipeline driven from this thread, one second of the day after the other. */
+    private void runDay(final Path data, final long[] now, final ScaleDayDriver d, final long dayMs) throws Exception
+    {
+        final PipelineContext ctx = new PipelineContext().dataDir(data).tickIntervalMs(0)
             .clock(() -> now[0]).log(ScaleDay::logFatal).publisher(d::onEvent);
         ctx.polled(() -> { });
-        final long dayMs = DAY_MS / compression;
         final SplittableRandom random = new SplittableRandom(seed);
         // the queries' own random, so that the day is the same with and without them
         final SplittableRandom queryRandom = new SplittableRandom(seed ^ 0x9e3779b97f4a7c15L);
@@ -140,43 +160,9 @@ public final class ScaleDay implements Callable<Integer>
             {
                 now[0] = START_MS + t;
                 d.publish(command(CommandType.TICK));
-                // a fifth of the machines each second: every machine every 5 s
-                final long phase = (t / 1_000) % (HEARTBEAT_MS / 1_000);
-                for (long m = 1 + phase; m <= machines; m += HEARTBEAT_MS / 1_000)
-                {
-                    final Command c = command(CommandType.HEARTBEAT);
-                    c.machineId = m;
-                    d.publish(c);
-                }
-                leaseDebt += leasesPerMs * 1_000;
-                for (; leaseDebt >= 1; leaseDebt--)
-                {
-                    final boolean preempting = random.nextInt(100) < 5;
-                    final Command c = command(CommandType.BID);
-                    c.orderId = d.nextOrder++;
-                    c.accountId = renterAccount(random.nextInt(renters));
-                    c.marketId = MARKET;
-                    c.gpus = preempting ? GPUS_PER_MACHINE : 1 + random.nextInt(GPUS_PER_MACHINE);
-                    c.price = preempting ? 2_000 : 400;
-                    c.tif = TimeInForce.IOC;
-                    c.maxDurationMs = HEARTBEAT_MS + random.nextLong(maxLeaseMs);
-                    d.publish(c);
-                }
-                // an owner takes back a machine now and then
-                if (random.nextInt(10) == 0)
-                {
-                    final long m = 1 + random.nextInt(machines);
-                    final long ask = d.askOfMachine.getOrDefault(m, 0L);
-                    if (ask != 0)
-                    {
-                        final Command c = command(CommandType.CANCEL);
-                        c.orderId = ask;
-                        c.accountId = ownerOf(m);
-                        c.reclaim = true;
-                        d.publish(c);
-                        d.reclaims++;
-                    }
-                }
+                heartbeats(d, t);
+                leaseDebt = bids(d, random, leaseDebt + leasesPerMs * 1_000, maxLeaseMs);
+                reclaimNowAndThen(d, random);
                 // renters release a fifth of their leases early
                 while (!d.releases.isEmpty() && d.releases.peekFirst()[0] <= now[0])
                 {
@@ -198,10 +184,67 @@ public final class ScaleDay implements Callable<Integer>
             }
             d.wall = (System.nanoTime() - t0) / 1e9;
         }
-        System.out.println("rejects and unfilled bids: " + d.rejects);
-        now[0] = START_MS + dayMs;
+    }
 
-        // a restart as after a crash at the end of the day: the last periodic snapshot, the journal after it
+    /** A fifth of the machines each second: every machine every 5 s. */
+    private void heartbeats(final ScaleDayDriver d, final long t)
+    {
+        final long phase = (t / 1_000) % (HEARTBEAT_MS / 1_000);
+        for (long m = 1 + phase; m <= machines; m += HEARTBEAT_MS / 1_000)
+        {
+            final Command c = command(CommandType.HEARTBEAT);
+            c.machineId = m;
+            d.publish(c);
+        }
+    }
+
+    /** The second's bids, one for each whole lease owed; returns what is still owed. */
+    private double bids(final ScaleDayDriver d, final SplittableRandom random, final double owed, final long maxLeaseMs)
+    {
+        double leaseDebt = owed;
+        for (; leaseDebt >= 1; leaseDebt--)
+        {
+            final boolean preempting = random.nextInt(100) < 5;
+            final Command c = command(CommandType.BID);
+            c.orderId = d.nextOrder++;
+            c.accountId = renterAccount(random.nextInt(renters));
+            c.marketId = MARKET;
+            c.gpus = preempting ? GPUS_PER_MACHINE : 1 + random.nextInt(GPUS_PER_MACHINE);
+            c.price = preempting ? 2_000 : 400;
+            c.tif = TimeInForce.IOC;
+            c.maxDurationMs = HEARTBEAT_MS + random.nextLong(maxLeaseMs);
+            d.publish(c);
+        }
+        return leaseDebt;
+    }
+
+    /** An owner takes back a machine now and then. */
+    private void reclaimNowAndThen(final ScaleDayDriver d, final SplittableRandom random)
+    {
+        if (random.nextInt(10) == 0)
+        {
+            final long m = 1 + random.nextInt(machines);
+            final long ask = d.askOfMachine.getOrDefault(m, 0L);
+            if (ask != 0)
+            {
+                final Command c = command(CommandType.CANCEL);
+                c.orderId = ask;
+                c.accountId = ownerOf(m);
+                c.reclaim = true;
+                d.publish(c);
+                d.reclaims++;
+            }
+        }
+    }
+
+    /** What the restart after a crash at the end of the day took. */
+    private record CrashRestart(double seconds, long replayed, long snapshotNs, long snapshotCloseNs)
+    {
+    }
+
+    /** A restart as after a crash at the end of the day: the last periodic snapshot, the journal after it. */
+    private CrashRestart restartAfterCrash(final Path data, final long[] now) throws Exception
+    {
         final long r0 = System.nanoTime();
         final double replayRestartSeconds;
         final long replayed;
@@ -234,31 +277,12 @@ public final class ScaleDay implements Callable<Integer>
             crashed.close();
             snapshotCloseNs = System.nanoTime() - c0;
         }
-        final long snapshotBytes = newestSnapshot(data.resolve("snapshots"));
-
-        // and from that snapshot, with nothing to replay
-        final long r1 = System.nanoTime();
-        try (ExchangePipeline restarted = ExchangePipeline.start(restartContext(data, now)))
-        {
-            final double restartSeconds = (System.nanoTime() - r1) / 1e9;
-            final long replayedOnRestart = restarted.recovered().replayedCommands();
-            // the heap with the snapshot replica's engine too, once it has loaded the snapshot
-            while (restarted.snapshotReplicaSequence() < restarted.appliedCommands())
-            {
-                Thread.sleep(10);
-            }
-            final long heap = heapAfterGc();
-            final Result res = new Result(d.published, d.started, d.ended, d.preempted, d.reclaims, d.reclaimed,
-                d.releasedCount, d.wall, heap, snapshotBytes, snapshotNs, snapshotCloseNs, replayRestartSeconds, replayed,
-                restartSeconds, replayedOnRestart, d.batchNs, d.queryNs);
-            print(res);
-            return res;
-        }
+        return new CrashRestart(replayRestartSeconds, replayed, snapshotNs, snapshotCloseNs);
     }
 
-    private static ExchangePipeline.Context restartContext(final Path data, final long[] now)
+    private static PipelineContext restartContext(final Path data, final long[] now)
     {
-        return new ExchangePipeline.Context().dataDir(data).tickIntervalMs(0).clock(() -> now[0])
+        return new PipelineContext().dataDir(data).tickIntervalMs(0).clock(() -> now[0])
             .log(ScaleDay::logFatal).polled(() -> { });
     }
 
@@ -290,7 +314,7 @@ public final class ScaleDay implements Callable<Integer>
             "%,d MiB%n", r.heapBytes >> 20);
     }
 
-    private void setup(final Driver d)
+    private void setup(final ScaleDayDriver d)
     {
         Command c = command(CommandType.MARKET);
         c.marketId = MARKET;
@@ -342,7 +366,7 @@ public final class ScaleDay implements Callable<Integer>
         return 1_000_000 + r;
     }
 
-    private static Command command(final CommandType type)
+    static Command command(final CommandType type)
     {
         return new Command().reset(type, 0);
     }
@@ -354,193 +378,6 @@ public final class ScaleDay implements Callable<Integer>
         c.name = name;
         c.roles = roles;
         return c;
-    }
-
-    /** Publishes, polls (each poll one timed engine batch) and follows the events: leases, asks to post again. */
-    private final class Driver
-    {
-        ExchangePipeline pipeline;
-        final Histogram batchNs = new Histogram(60_000_000_000L, 3);
-        /** Each portfolio query's own time on the engine thread (the batch that runs it is in batchNs too). */
-        final Histogram queryNs = new Histogram(60_000_000_000L, 3);
-        private final io.gpux.gateway.directory.Directory directory = new io.gpux.gateway.directory.Directory();
-
-        /** A portfolio query as the gateway's: the account's orders, leases and machines copied on the engine thread. */
-        void portfolioQuery(final long accountId)
-        {
-            final io.gpux.core.pipeline.Query query = engine ->
-            {
-                final long t = System.nanoTime();
-                io.gpux.gateway.egress.PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory,
-                    Map.of());
-                queryNs.recordValue(System.nanoTime() - t);
-            };
-            while (!pipeline.tryPublishQuery(query))
-            {
-                if (pipeline.failed())
-                {
-                    throw new IllegalStateException("the pipeline failed: " + pipeline.failureReason());
-                }
-                poll();
-            }
-        }
-        final Map<Long, Long> askOfMachine = new HashMap<>();
-        final Map<Long, Long> machineOfAsk = new HashMap<>();
-        /** lease id to {machine, gpus} */
-        final Map<Long, long[]> leases = new HashMap<>();
-        final List<long[]> startedNow = new ArrayList<>();
-        final ArrayDeque<long[]> releases = new ArrayDeque<>();
-        final List<long[]> toPost = new ArrayList<>();
-        long nextOrder = 1;
-        long published;
-        long started;
-        long ended;
-        long preempted;
-        long reclaimed;
-        long releasedCount;
-        long reclaims;
-        double wall;
-        final java.util.TreeMap<String, Long> rejects = new java.util.TreeMap<>();
-
-        void publish(final Command c)
-        {
-            while (!pipeline.tryPublish(c))
-            {
-                if (pipeline.failed())
-                {
-                    throw new IllegalStateException("the pipeline failed: " + pipeline.failureReason());
-                }
-                poll();
-            }
-            published++;
-        }
-
-        int poll()
-        {
-            final long t = System.nanoTime();
-            final int n = pipeline.poll(batch);
-            if (n > 0)
-            {
-                batchNs.recordValue(System.nanoTime() - t);
-            }
-            return n;
-        }
-
-        void drain()
-        {
-            while (poll() > 0)
-            {
-                // applied
-            }
-            if (pipeline.failed())
-            {
-                throw new IllegalStateException("the pipeline failed: " + pipeline.failureReason());
-            }
-        }
-
-        void ask(final long machine, final int gpus, final long price)
-        {
-            final Command c = command(CommandType.ASK);
-            c.orderId = nextOrder++;
-            c.accountId = ownerOf(machine);
-            c.machineId = machine;
-            c.gpus = gpus;
-            c.price = price;
-            askOfMachine.put(machine, c.orderId);
-            machineOfAsk.put(c.orderId, machine);
-            publish(c);
-        }
-
-        /** On the polling thread, inside a batch: only notes what to do next. */
-        void onEvent(final Event e)
-        {
-            switch (e.type)
-            {
-                case LEASE_STARTED ->
-                {
-                    started++;
-                    leases.put(e.leaseId, new long[] {e.machineId, e.gpus});
-                    startedNow.add(new long[] {e.leaseId, e.renterId});
-                }
-                case LEASE_ENDED ->
-                {
-                    ended++;
-                    if (e.endReason == EndReason.RELEASED)
-                    {
-                        releasedCount++;
-                    }
-                    final long[] l = leases.remove(e.leaseId);
-                    // GPUs come back to the open ask when a lease ends; a reclaimed ask is closed, so its
-                    // owner offers them again
-                    if (l != null && e.endReason == EndReason.OWNER_RECLAIMED)
-                    {
-                        toPost.add(l);
-                    }
-                }
-                case PREEMPT_NOTICE ->
-                {
-                    if (e.noticeReason == NoticeReason.OUTBID)
-                    {
-                        preempted++;
-                    }
-                    else if (e.noticeReason == NoticeReason.OWNER_RECLAIM)
-                    {
-                        reclaimed++;
-                    }
-                }
-                case CANCELLED ->
-                {
-                    if (e.cancelReason == CancelReason.IOC)
-                    {
-                        rejects.merge("BID unfilled (IOC)", 1L, Long::sum);
-                    }
-                    final Long m = machineOfAsk.remove(e.orderId);
-                    if (m != null && e.cancelReason == CancelReason.OWNER_RECLAIM)
-                    {
-                        askOfMachine.remove(m);
-                        if (e.remaining > 0)
-                        {
-                            toPost.add(new long[] {m, e.remaining});
-                        }
-                    }
-                }
-                case REJECTED -> rejects.merge(e.command + " " + e.rejectReason, 1L, Long::sum);
-                default ->
-                {
-                }
-            }
-        }
-
-        void scheduleReleases(final SplittableRandom random, final long nowMs, final long maxLeaseMs)
-        {
-            for (final long[] s : startedNow)
-            {
-                if (random.nextInt(5) == 0)
-                {
-                    releases.addLast(new long[] {nowMs + 1_000 + random.nextLong(maxLeaseMs / 2), s[0], s[1]});
-                }
-            }
-            startedNow.clear();
-            // due times arrive out of order: keep the queue sorted by due time
-            if (releases.size() > 1)
-            {
-                final long[][] all = releases.toArray(new long[0][]);
-                java.util.Arrays.sort(all, (a, b) -> Long.compare(a[0], b[0]));
-                releases.clear();
-                java.util.Collections.addAll(releases, all);
-            }
-        }
-
-        /** The owners post the GPUs they took back as new asks. */
-        void repost()
-        {
-            final List<long[]> posts = new ArrayList<>(toPost);
-            toPost.clear();
-            for (final long[] p : posts)
-            {
-                ask(p[0], (int)p[1], 150);
-            }
-        }
     }
 
     private static long heapAfterGc()

@@ -1,20 +1,11 @@
 package io.gpux.core.journal;
 
-import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.bytes.BytesStore;
-import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.queue.ChronicleQueue;
-import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.TailerDirection;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
-import org.agrona.concurrent.UnsafeBuffer;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.zip.CRC32C;
 
 /**
  * An append-only journal of binary records on a Chronicle Queue. Records are written in batches: one
@@ -29,44 +20,19 @@ import java.util.zip.CRC32C;
  * <p>A document that fails its checks at the very end of the journal is a torn tail (a crash
  * mid-write): {@link #cutTornTail} voids it by appending a VOID document naming its index, and readers
  * skip a document followed by such a VOID. A bad document anywhere else is corruption.
+ *
+ * <p>This class is the journal's face: its batches are gathered and written by a {@link JournalAppender}
+ * on the single writer thread, its documents parsed by {@link JournalDocument}, and each {@link Reader}
+ * (one reader thread each) finds where to start with a {@link JournalSeek}.
  */
 public final class Journal implements AutoCloseable
 {
-    /** A VOID document: 4-byte magic then the voided document's queue index. */
-    private static final int VOID_MAGIC = 0x564F4944;
-    private static final int VOID_LENGTH = 12;
-    /** A batch larger than this is split over several documents. */
-    private static final int MAX_DOCUMENT = 1 << 20;
-
-    private final ChronicleQueue queue;
-    private final ExcerptAppender appender;
-    private final Path dir;
-    /**
-     * The records of the batch being written, [4-byte length, record]..., off the heap, so that the
-     * queue copies them into its mapped file with one memcpy (from a heap array Chronicle copies a
-     * word at a time).
-     */
-    private final ByteBuffer pendingMemory = ByteBuffer.allocateDirect(MAX_DOCUMENT + 4 + RecordDescriptor.MAX_RECORD_LENGTH);
-    private final UnsafeBuffer pending = new UnsafeBuffer(pendingMemory);
-    private final BytesStore<?, ByteBuffer> pendingStore = BytesStore.wrap(pendingMemory);
-    private int pendingLength;
-    /** The writer's place for the pretoucher: the mapped chunk it writes in (fields set before the volatile write of writtenUpTo). */
-    private BytesStore<?, ?> chunk;
-    private long chunkAddress;
-    private long chunkStart;
-    private long chunkLimit;
-    private volatile long writtenUpTo;
-    /** The file the writer last wrote in (set when its chunk changes, before the volatile write of writtenUpTo). */
-    private volatile java.io.File writerFile;
-    /** Space the {@link JournalSpace} guard has reserved in the writer's file; null until it has. */
-    private volatile Reservation reservation;
-    /** The guard, once one watches this journal: then every batch is written into reserved space only. */
-    private JournalSpace guard;
-    /** The file offset the writer waits to see reserved (for a batch larger than what is reserved ahead), else 0. */
-    private volatile long wantedUpTo;
     /** Room left after a batch, for Chronicle's index entries and document headers. */
     public static final long SLACK_BYTES = 256 * 1024;
-    private static final long RESERVE_WAIT_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
+    private final ChronicleQueue queue;
+    private final JournalAppender writer;
+    private final Path dir;
 
     /** File space reserved (allocated on the device) in {@code file}, from its start to {@code upTo}. */
     record Reservation(java.io.File file, long upTo)
@@ -77,7 +43,7 @@ public final class Journal implements AutoCloseable
     {
         this.dir = dir;
         queue = ChronicleQueue.singleBuilder(dir.toFile()).readOnly(readOnly).build();
-        appender = readOnly ? null : queue.createAppender();
+        writer = new JournalAppender(readOnly ? null : queue.createAppender(), dir);
     }
 
     public static Journal open(final Path dir)
@@ -98,23 +64,13 @@ public final class Journal implements AutoCloseable
     /** Adds a record to the current batch (a batch that would outgrow a document is written first). */
     public void add(final byte[] record, final int length)
     {
-        if (length < 0 || length > RecordDescriptor.MAX_RECORD_LENGTH)
-        {
-            throw new IllegalArgumentException("record of " + length + " bytes");
-        }
-        if (pendingLength > 0 && pendingLength + 4 + length > MAX_DOCUMENT)
-        {
-            endBatch();
-        }
-        pending.putInt(pendingLength, length);
-        pending.putBytes(pendingLength + 4, record, 0, length);
-        pendingLength += 4 + length;
+        writer.add(record, length);
     }
 
     /** Bytes of the current batch not written yet. */
     public int pendingBytes()
     {
-        return pendingLength;
+        return writer.pendingBytes();
     }
 
     /**
@@ -123,7 +79,7 @@ public final class Journal implements AutoCloseable
      */
     public void discardBatch()
     {
-        pendingLength = 0;
+        writer.discardBatch();
     }
 
     /**
@@ -135,36 +91,7 @@ public final class Journal implements AutoCloseable
      */
     public boolean hasRoom(final long moreBytes, final boolean fallback)
     {
-        final Reservation r = reservation;
-        final java.io.File file = writerFile;
-        if (file == null || r == null || r.file() != file)
-        {
-            return fallback;
-        }
-        return writtenUpTo + pendingLength + moreBytes <= r.upTo();
-    }
-
-    private void awaitRoom()
-    {
-        wantedUpTo = writtenUpTo + pendingLength + SLACK_BYTES;
-        final long deadline = System.nanoTime() + RESERVE_WAIT_NS;
-        try
-        {
-            while (!hasRoom(SLACK_BYTES, guard.refusal() == null))
-            {
-                final String refusal = guard.refusal();
-                if (refusal != null || System.nanoTime() - deadline > 0)
-                {
-                    throw new JournalFullException((refusal != null ? refusal : "journal disk: no space reserved in time") +
-                        ": a batch of " + pendingLength + " bytes could not be written to " + dir);
-                }
-                Thread.yield();
-            }
-        }
-        finally
-        {
-            wantedUpTo = 0;
-        }
+        return writer.hasRoom(moreBytes, fallback);
     }
 
     /** A batch could not be written: the journal's disk has no room for it. Nothing of it was written. */
@@ -178,22 +105,22 @@ public final class Journal implements AutoCloseable
 
     java.io.File writerFile()
     {
-        return writerFile;
+        return writer.writerFile();
     }
 
     long wantedUpTo()
     {
-        return wantedUpTo;
+        return writer.wantedUpTo();
     }
 
     void guardedBy(final JournalSpace space)
     {
-        guard = space;
+        writer.guardedBy(space);
     }
 
     void reserved(final Reservation r)
     {
-        reservation = r;
+        writer.reserved(r);
     }
 
     /**
@@ -204,45 +131,7 @@ public final class Journal implements AutoCloseable
      */
     public void endBatch()
     {
-        if (pendingLength == 0)
-        {
-            return;
-        }
-        if (guard != null && !hasRoom(SLACK_BYTES, guard.refusal() == null))
-        {
-            awaitRoom();
-        }
-        final long end;
-        try (DocumentContext dc = appender.writingDocument())
-        {
-            final Bytes<?> bytes = dc.wire().bytes();
-            bytes.write(pendingStore, 0L, pendingLength);
-            end = bytes.writePosition();
-            final BytesStore<?, ?> store = bytes.bytesStore();
-            if (store != chunk)
-            {
-                chunk = store;
-                final java.io.File file = appender.currentFile();
-                final java.io.File known = writerFile;
-                if (known == null || !known.equals(file))
-                {
-                    writerFile = file;
-                }
-                if (store instanceof MappedBytesStore)
-                {
-                    final MappedBytesStore mapped = (MappedBytesStore)store;
-                    chunkStart = mapped.start();
-                    chunkAddress = mapped.addressForRead(chunkStart);
-                    chunkLimit = mapped.safeLimit();
-                }
-                else
-                {
-                    chunkAddress = 0;
-                }
-            }
-        }
-        pendingLength = 0;
-        writtenUpTo = end;
+        writer.endBatch();
     }
 
     /**
@@ -254,35 +143,35 @@ public final class Journal implements AutoCloseable
      */
     long writtenUpTo()
     {
-        return writtenUpTo;
+        return writer.writtenUpTo();
     }
 
     long chunkAddress()
     {
-        return chunkAddress;
+        return writer.chunkAddress();
     }
 
     long chunkStart()
     {
-        return chunkStart;
+        return writer.chunkStart();
     }
 
     long chunkLimit()
     {
-        return chunkLimit;
+        return writer.chunkLimit();
     }
 
     /** The queue index of the last document this journal wrote (asked only when needed: it costs a scan). */
     public long lastIndexAppended()
     {
-        return appender.lastIndexAppended();
+        return writer.lastIndexAppended();
     }
 
     /** Appends one record as its own document. */
     public void append(final byte[] record, final int length)
     {
-        add(record, length);
-        endBatch();
+        writer.add(record, length);
+        writer.endBatch();
     }
 
     /**
@@ -291,25 +180,19 @@ public final class Journal implements AutoCloseable
      */
     public void takeOverWriting()
     {
-        if (appender != null)
-        {
-            appender.singleThreadedCheckReset();
-        }
+        writer.takeOverWriting();
     }
 
     /** Forces what was appended to the storage device (msync). */
     public void sync()
     {
-        appender.sync();
+        writer.sync();
     }
 
     /** Appends a VOID document naming a torn tail document. */
     public void cutTornTail(final long tornIndex)
     {
-        try (DocumentContext dc = appender.writingDocument())
-        {
-            dc.wire().bytes().writeInt(VOID_MAGIC).writeLong(tornIndex);
-        }
+        writer.cutTornTail(tornIndex);
     }
 
     /**
@@ -319,7 +202,7 @@ public final class Journal implements AutoCloseable
     public void readBackward(final byte[] dst, final int maxDocuments, final RecordVisitor visitor)
     {
         final ExcerptTailer tailer = queue.createTailer().direction(TailerDirection.BACKWARD).toEnd();
-        final Document doc = new Document();
+        final JournalDocument doc = new JournalDocument();
         for (int i = 0; i < maxDocuments; i++)
         {
             if (!doc.read(tailer))
@@ -345,7 +228,7 @@ public final class Journal implements AutoCloseable
     public long findBackward(final byte[] dst, final RecordVisitor visitor)
     {
         final ExcerptTailer tailer = queue.createTailer().direction(TailerDirection.BACKWARD).toEnd();
-        final Document doc = new Document();
+        final JournalDocument doc = new JournalDocument();
         while (doc.read(tailer))
         {
             if (doc.valid && doc.recordCount > 0)
@@ -383,90 +266,9 @@ public final class Journal implements AutoCloseable
     @Override
     public void close()
     {
-        if (appender != null)
-        {
-            endBatch();
-        }
+        writer.flush();
         queue.close();
-        pendingStore.releaseLast();
-    }
-
-    /** One queue document, split into its records; {@code valid} is false if any framing or CRC fails. */
-    private static final class Document
-    {
-        byte[] bytes = new byte[1 << 16];
-        int length;
-        long index;
-        int recordCount;
-        int[] offsets = new int[256];
-        int[] lengths = new int[256];
-        boolean valid;
-        boolean isVoid;
-        long voided;
-        private final CRC32C crc = new CRC32C();
-        private final UnsafeBuffer view = new UnsafeBuffer(new byte[1]);
-
-        boolean read(final ExcerptTailer tailer)
-        {
-            try (DocumentContext dc = tailer.readingDocument())
-            {
-                if (!dc.isPresent())
-                {
-                    return false;
-                }
-                final Bytes<?> in = dc.wire().bytes();
-                length = (int)in.readRemaining();
-                if (bytes.length < length)
-                {
-                    bytes = new byte[Math.max(length, bytes.length * 2)];
-                }
-                in.read(bytes, 0, length);
-                index = dc.index();
-            }
-            parse();
-            return true;
-        }
-
-        private void parse()
-        {
-            final UnsafeBuffer b = view;
-            b.wrap(bytes, 0, Math.max(length, 1));
-            isVoid = length == VOID_LENGTH && b.getInt(0) == VOID_MAGIC;
-            voided = isVoid ? b.getLong(4) : -1;
-            recordCount = 0;
-            valid = !isVoid && length > 0;
-            int at = 0;
-            while (valid && at < length)
-            {
-                if (at + 4 > length)
-                {
-                    valid = false;
-                    break;
-                }
-                final int n = b.getInt(at);
-                if (n < RecordDescriptor.FIELDS_OFFSET || n > RecordDescriptor.MAX_RECORD_LENGTH || at + 4 + n > length)
-                {
-                    valid = false;
-                    break;
-                }
-                crc.reset();
-                crc.update(bytes, at + 4 + 4, n - 4);
-                if ((int)crc.getValue() != b.getInt(at + 4))
-                {
-                    valid = false;
-                    break;
-                }
-                if (recordCount == offsets.length)
-                {
-                    offsets = java.util.Arrays.copyOf(offsets, recordCount * 2);
-                    lengths = java.util.Arrays.copyOf(lengths, recordCount * 2);
-                }
-                offsets[recordCount] = at + 4;
-                lengths[recordCount] = n;
-                recordCount++;
-                at += 4 + n;
-            }
-        }
+        writer.release();
     }
 
     /**
@@ -477,134 +279,39 @@ public final class Journal implements AutoCloseable
     public final class Reader implements AutoCloseable
     {
         private final ExcerptTailer tailer;
-        private Document current = new Document();
-        private Document next = new Document();
+        private JournalDocument current = new JournalDocument();
+        private JournalDocument next = new JournalDocument();
         private boolean nextLoaded;
         private boolean nextPresent;
         private int position;
         private boolean currentLoaded;
-        private final Document probe = new Document();
+        private final JournalSeek seeker;
         private long documentsRead;
 
         Reader(final ExcerptTailer tailer)
         {
             this.tailer = tailer;
+            this.seeker = new JournalSeek(queue, tailer);
         }
 
         /** Queue documents this reader has read, probes of {@link #seek} included. */
         public long documentsRead()
         {
-            return documentsRead;
+            return documentsRead + seeker.documentsRead();
         }
 
         /**
-         * Positions the reader at the document that holds the record of key {@code key}, found over the
-         * queue's index (the key of a document is that of its first record; keys grow through the
-         * journal): from the document last read, a galloping search (O(log d) documents read for a key d
-         * documents away); else a binary search, first over the queue's cycles, then within the cycle
-         * (O(log n)). The records of that document before the one wanted are the caller's to skip.
+         * Positions the reader at the document that holds the record of key {@code key}, found by a
+         * {@link JournalSeek} (from the document last read when there is one). The records of that
+         * document before the one wanted are the caller's to skip.
          *
          * @return false if the journal holds nothing at or before {@code key} (it is empty, or starts after).
          */
         public boolean seek(final long key, final RecordKey keyOf)
         {
-            final RollCycle roll = queue.rollCycle();
-            if (currentLoaded && current.valid && current.recordCount > 0)
-            {
-                final int cycle = roll.toCycle(current.index);
-                final long base = roll.toSequenceNumber(current.index);
-                if (keyOf.key(current.bytes, current.offsets[0], current.lengths[0]) <= key)
-                {
-                    if (cycle != singleQueue().lastCycle())
-                    {
-                        // the key may be in a later cycle
-                        return seekFromTheStart(key, keyOf, roll);
-                    }
-                    return startAt(roll.toIndex(cycle, gallopForward(cycle, base, key, keyOf, roll)));
-                }
-                long step = 1;
-                long above = base;
-                while (step <= base)
-                {
-                    final long probe = base - step;
-                    if (keyAt(roll.toIndex(cycle, probe), keyOf) <= key)
-                    {
-                        return startAt(roll.toIndex(cycle, bisect(cycle, probe, above, key, keyOf, roll)));
-                    }
-                    above = probe;
-                    step *= 2;
-                }
-                if (keyAt(roll.toIndex(cycle, 0), keyOf) <= key)
-                {
-                    return startAt(roll.toIndex(cycle, bisect(cycle, 0, above, key, keyOf, roll)));
-                }
-            }
-            return seekFromTheStart(key, keyOf, roll);
-        }
-
-        private boolean seekFromTheStart(final long key, final RecordKey keyOf, final RollCycle roll)
-        {
-            final int first = singleQueue().firstCycle();
-            final int last = singleQueue().lastCycle();
-            if (first == Integer.MAX_VALUE || last == Integer.MIN_VALUE)
-            {
-                return false;
-            }
-            final long[] cycles = singleQueue().listCyclesBetween(first, last).stream().mapToLong(Long::longValue).toArray();
-            int lo = -1;
-            int hi = cycles.length;
-            while (hi - lo > 1)
-            {
-                final int mid = (lo + hi) >>> 1;
-                if (keyAt(roll.toIndex((int)cycles[mid], 0), keyOf) <= key)
-                {
-                    lo = mid;
-                }
-                else
-                {
-                    hi = mid;
-                }
-            }
-            if (lo < 0)
-            {
-                return false;
-            }
-            final int cycle = (int)cycles[lo];
-            return startAt(roll.toIndex(cycle, gallopForward(cycle, 0, key, keyOf, roll)));
-        }
-
-        /** The last document of the cycle from {@code from} on (whose key is at most key) whose key is at most key. */
-        private long gallopForward(final int cycle, final long from, final long key, final RecordKey keyOf, final RollCycle roll)
-        {
-            long below = from;
-            long step = 1;
-            while (keyAt(roll.toIndex(cycle, from + step), keyOf) <= key)
-            {
-                below = from + step;
-                step *= 2;
-            }
-            return bisect(cycle, below, from + step, key, keyOf, roll);
-        }
-
-        /** The last document in [below, above) whose key is at most key, given that below's is and above's is not. */
-        private long bisect(
-            final int cycle, final long below, final long above, final long key, final RecordKey keyOf, final RollCycle roll)
-        {
-            long lo = below;
-            long hi = above;
-            while (hi - lo > 1)
-            {
-                final long mid = (lo + hi) >>> 1;
-                if (keyAt(roll.toIndex(cycle, mid), keyOf) <= key)
-                {
-                    lo = mid;
-                }
-                else
-                {
-                    hi = mid;
-                }
-            }
-            return lo;
+            final boolean fromCurrent = currentLoaded && current.valid && current.recordCount > 0;
+            final long at = seeker.find(fromCurrent ? current : null, key, keyOf);
+            return at >= 0 && startAt(at);
         }
 
         /**
@@ -638,7 +345,7 @@ public final class Journal implements AutoCloseable
         /** Whether the document last read holds {@code key}; if so, the next record read is its record. */
         private boolean inCurrent(final long key, final RecordKey keyOf)
         {
-            final Document d = current;
+            final JournalDocument d = current;
             if (!currentLoaded || !d.valid || d.recordCount == 0 ||
                 keyOf.key(d.bytes, d.offsets[0], d.lengths[0]) > key)
             {
@@ -666,24 +373,6 @@ public final class Journal implements AutoCloseable
             return true;
         }
 
-        /** The key of the first valid document at or after {@code queueIndex}; Long.MAX_VALUE if there is none. */
-        private long keyAt(final long queueIndex, final RecordKey keyOf)
-        {
-            if (!tailer.moveToIndex(queueIndex))
-            {
-                return Long.MAX_VALUE;
-            }
-            while (probe.read(tailer))
-            {
-                documentsRead++;
-                if (probe.valid && probe.recordCount > 0)
-                {
-                    return keyOf.key(probe.bytes, probe.offsets[0], probe.lengths[0]);
-                }
-            }
-            return Long.MAX_VALUE;
-        }
-
         /**
          * Positions the reader after the last valid document (nothing of the journal's history is read but
          * its last documents, newest first, up to the first valid one).
@@ -692,29 +381,7 @@ public final class Journal implements AutoCloseable
          */
         public long startAtEnd(final RecordKey keyOf)
         {
-            long voided = -1;
-            long found = -1;
-            long lastKey = 0;
-            try (ExcerptTailer backward = queue.createTailer().direction(TailerDirection.BACKWARD).toEnd())
-            {
-                while (probe.read(backward))
-                {
-                    documentsRead++;
-                    if (probe.isVoid)
-                    {
-                        voided = probe.voided;
-                        continue;
-                    }
-                    if (probe.index == voided || !probe.valid || probe.recordCount == 0)
-                    {
-                        continue;
-                    }
-                    final int r = probe.recordCount - 1;
-                    lastKey = keyOf.key(probe.bytes, probe.offsets[r], probe.lengths[r]);
-                    found = probe.index;
-                    break;
-                }
-            }
+            final long found = seeker.lastValid(keyOf);
             nextLoaded = false;
             currentLoaded = false;
             if (found < 0)
@@ -730,12 +397,7 @@ public final class Journal implements AutoCloseable
             {
                 documentsRead++;
             }
-            return lastKey;
-        }
-
-        private SingleChronicleQueue singleQueue()
-        {
-            return (SingleChronicleQueue)queue;
+            return seeker.lastKey();
         }
 
         /** Positions so that the next record read is the first of the document after {@code queueIndex}. */
@@ -788,7 +450,7 @@ public final class Journal implements AutoCloseable
                 {
                     return false;
                 }
-                final Document d = next;
+                final JournalDocument d = next;
                 next = current;
                 current = d;
                 nextLoaded = false;

@@ -61,7 +61,7 @@ final class CoreHandler implements EventHandler<CommandSlot>, EventSink
     private long sequence;
     private long lastTime;
 
-    CoreHandler(final ExchangePipeline.Context ctx, final Recovery.Result recovered, final Journal commandJournal,
+    CoreHandler(final PipelineContext ctx, final Recovery.Result recovered, final Journal commandJournal,
         final Journal eventJournal, final Quarantine quarantine, final JournalSpace space, final PipelineState state,
         final CoreCounters counters, final CoreOutput output,
         final RingBuffer<CommandSlot> inputRing)

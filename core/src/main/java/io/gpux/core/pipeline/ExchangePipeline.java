@@ -31,7 +31,8 @@ import java.util.function.Consumer;
 /**
  * The exchange core: the deterministic engine behind LMAX Disruptor rings, with a Chronicle Queue
  * command journal, an event journal, snapshots and recovery. This class only builds the stages and wires
- * them; each stage is a class of its own, with its state.
+ * them; each stage is a class of its own, with its state: {@link PipelineContext} holds the settings,
+ * {@link RecoveredJournals} opens the journals and recovers before any stage starts.
  *
  * <pre>
  *  producers --tryPublish--> [input ring, multi-producer] <--TICK-- Ticker
@@ -48,18 +49,18 @@ import java.util.function.Consumer;
  * <p><b>Threads.</b> Every thread of the exchange, in one place (the gateway's {@code Exchange} adds the network side):
  * <ul>
  *   <li><b>core</b> ({@code gpux-core}, busy): the {@link CoreHandler}, a Disruptor consumer of the input
- *   ring; or, {@linkplain Context#polled polled}, no thread of its own: the {@link PolledDriver} runs the
+ *   ring; or, {@linkplain PipelineContext#polled polled}, no thread of its own: the {@link PolledDriver} runs the
  *   same handler on the owner's thread, the gateway's event loop in its shared layout. Sequencing,
  *   journaling, matching and the event journal run one after the other for every command, so no event
  *   leaves before its command is journaled. On a 2-core machine this is the one busy thread, and the
  *   other core is left to the network and the OS.</li>
- *   <li><b>output</b> ({@code gpux-output}, only without {@linkplain Context#inlineOutput inline output}):
+ *   <li><b>output</b> ({@code gpux-output}, only without {@linkplain PipelineContext#inlineOutput inline output}):
  *   the {@link OutputHandler} writes the event journal and calls the publishers behind an output ring.</li>
  *   <li><b>snapshot</b> ({@code gpux-snapshot}): the {@link SnapshotReplica}, a second engine that follows the
  *   command journal as recovery replays it and, when a snapshot is due or asked for, serializes its own state
  *   at a batch boundary and writes, forces and renames it; the core does no snapshot work.</li>
  *   <li><b>ticker</b> ({@code gpux-ticker}, mostly asleep): the {@link Ticker} agent injects a TICK every
- *   {@code tickIntervalMs} of the injected {@linkplain Context#nanoClock clock}, so that timers fire when the
+ *   {@code tickIntervalMs} of the injected {@linkplain PipelineContext#nanoClock clock}, so that timers fire when the
  *   market is quiet, and samples the core's counters once a second.</li>
  *   <li><b>journal space</b> ({@code gpux-pretouch}, mostly asleep): the {@link JournalSpace} guard (journal
  *   space reserved ahead of the writers, the free-space floor) and the {@link Pretoucher} (the journals'
@@ -79,294 +80,6 @@ import java.util.function.Consumer;
  */
 public final class ExchangePipeline implements AutoCloseable
 {
-    /** Settings, with the defaults of {@link PipelineConfiguration}. */
-    public static final class Context
-    {
-        private Path dataDir;
-        private Durability durability = Durability.ASYNC;
-        private int ringSize = PipelineConfiguration.ringSize();
-        private int outputRingSize = PipelineConfiguration.outputRingSize();
-        private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
-        private long snapshotEvery = PipelineConfiguration.snapshotEvery();
-        private int snapshotsKept = PipelineConfiguration.snapshotsKept();
-        private boolean snapshotTwin = PipelineConfiguration.snapshotTwin();
-        private EpochClock clock = SystemEpochClock.INSTANCE;
-        private final List<EventPublisher> publishers = new ArrayList<>();
-        private Consumer<String> log = System.err::println;
-        private boolean yielding = true;
-        private boolean outputYielding = true;
-        private boolean inlineOutput = true;
-        private boolean busySpin;
-        private boolean pretouch = true;
-        private boolean polled;
-        private boolean announceRestart;
-        private Runnable onPublish = () -> { };
-        private long minFreeBytes = PipelineConfiguration.minFreeBytes();
-        private org.agrona.concurrent.NanoClock nanoClock = org.agrona.concurrent.SystemNanoClock.INSTANCE;
-        private ExchangeCounters counters;
-        private java.util.function.BiFunction<Path, Integer, SnapshotStore> snapshotStore = SnapshotStore::new;
-
-        public Context dataDir(final Path v)
-        {
-            dataDir = v;
-            return this;
-        }
-
-        public Context durability(final Durability v)
-        {
-            durability = v;
-            return this;
-        }
-
-        public Context ringSize(final int v)
-        {
-            ringSize = v;
-            return this;
-        }
-
-        public Context outputRingSize(final int v)
-        {
-            outputRingSize = v;
-            return this;
-        }
-
-        /** 0 disables the TICK injection. */
-        public Context tickIntervalMs(final long v)
-        {
-            tickIntervalMs = v;
-            return this;
-        }
-
-        /** 0 disables periodic snapshots. */
-        public Context snapshotEvery(final long v)
-        {
-            snapshotEvery = v;
-            return this;
-        }
-
-        public Context snapshotsKept(final int v)
-        {
-            snapshotsKept = v;
-            return this;
-        }
-
-        /** See {@link PipelineConfiguration#SNAPSHOT_TWIN_PROP}. */
-        public Context snapshotTwin(final boolean v)
-        {
-            snapshotTwin = v;
-            return this;
-        }
-
-        public Context clock(final EpochClock v)
-        {
-            clock = v;
-            return this;
-        }
-
-        public Context publisher(final EventPublisher v)
-        {
-            publishers.add(v);
-            return this;
-        }
-
-        public Context log(final Consumer<String> v)
-        {
-            log = v;
-            return this;
-        }
-
-        /** Yielding (lowest latency, burns the cores) or blocking wait strategies, for both threads. */
-        public Context yielding(final boolean v)
-        {
-            yielding = v;
-            outputYielding = v;
-            return this;
-        }
-
-        /**
-         * Write the event journal and call the publishers on the core thread, after each batch, instead
-         * of handing events to an output thread through the output ring. The default: on a 2-core
-         * machine a third busy thread costs more than it gives.
-         */
-        public Context inlineOutput(final boolean v)
-        {
-            inlineOutput = v;
-            return this;
-        }
-
-        /**
-         * The core thread never yields its core while waiting (lowest latency; the core is the
-         * exchange's alone, the other one carries the network and everything else).
-         */
-        public Context busySpin(final boolean v)
-        {
-            busySpin = v;
-            return this;
-        }
-
-        /**
-         * Touch the journals' pages ahead of the writer on a background thread (the default), so that the
-         * core thread never waits for the kernel to allocate a page of the journal files.
-         */
-        public Context pretouch(final boolean v)
-        {
-            pretouch = v;
-            return this;
-        }
-
-        /**
-         * No core thread: the owner calls {@link #poll(int)} from a thread of its own (e.g. the gateway's
-         * event loop, so that a command decoded there is applied and answered on the same thread, with no
-         * hand-over between threads). Needs inline output. {@code onPublish} is called after every
-         * successful publish, from the publishing thread, so that the owner can wake its polling thread.
-         */
-        public Context polled(final Runnable onPublish)
-        {
-            polled = true;
-            this.onPublish = onPublish;
-            return this;
-        }
-
-        /**
-         * The free space the data directory's file system must keep: below it new commands are refused
-         * (UNAVAILABLE, with the reason) until space comes back. Default 64 MiB ({@link PipelineConfiguration#MIN_FREE_BYTES_PROP}).
-         */
-        public Context minFreeBytes(final long v)
-        {
-            minFreeBytes = v;
-            return this;
-        }
-
-        /** Where the core keeps its counters (default: in memory, read by nobody outside the process). */
-        public Context counters(final ExchangeCounters v)
-        {
-            counters = v;
-            return this;
-        }
-
-        /**
-         * The clock the ticker paces its TICKs by, the journal space guard its free-space checks, and the core
-         * times its batches by; a test moves it by hand.
-         */
-        public Context nanoClock(final org.agrona.concurrent.NanoClock v)
-        {
-            nanoClock = v;
-            return this;
-        }
-
-        /**
-         * The owner goes live by calling {@link ExchangePipeline#goLive()}: only then is a RESTART journaled
-         * (after recovering a journal that holds commands; docs/market-rules.md section 14) and does the ticker
-         * start, so that the restart's time is as close as possible to the moment clients can connect again.
-         * Off by default (the ticker starts at once and no RESTART is journaled); the exchange turns it on.
-         */
-        public Context announceRestart(final boolean v)
-        {
-            announceRestart = v;
-            return this;
-        }
-
-        /** The snapshot folder's store, from its path and how many to keep (a test's may watch or hold its writes). */
-        Context snapshotStore(final java.util.function.BiFunction<Path, Integer, SnapshotStore> v)
-        {
-            snapshotStore = v;
-            return this;
-        }
-
-        /** The output thread's wait strategy alone: blocking leaves the core thread a whole core. */
-        public Context outputYielding(final boolean v)
-        {
-            outputYielding = v;
-            return this;
-        }
-
-        Context conclude()
-        {
-            if (dataDir == null)
-            {
-                throw new IllegalArgumentException("dataDir is required");
-            }
-            if (Integer.bitCount(ringSize) != 1 || Integer.bitCount(outputRingSize) != 1)
-            {
-                throw new IllegalArgumentException("ring sizes must be powers of two");
-            }
-            if (polled && !inlineOutput)
-            {
-                throw new IllegalArgumentException("a polled pipeline writes its output inline");
-            }
-            if (tickIntervalMs < 0 || snapshotEvery < 0 || snapshotsKept < 1 || minFreeBytes < 0)
-            {
-                throw new IllegalArgumentException("negative interval or no snapshot kept");
-            }
-            if (counters == null)
-            {
-                counters = ExchangeCounters.inMemory();
-            }
-            return this;
-        }
-
-        public Path dataDir()
-        {
-            return dataDir;
-        }
-
-        public Durability durability()
-        {
-            return durability;
-        }
-
-        public int ringSize()
-        {
-            return ringSize;
-        }
-
-        public int outputRingSize()
-        {
-            return outputRingSize;
-        }
-
-        public long tickIntervalMs()
-        {
-            return tickIntervalMs;
-        }
-
-        public long snapshotEvery()
-        {
-            return snapshotEvery;
-        }
-
-        public int snapshotsKept()
-        {
-            return snapshotsKept;
-        }
-
-        public boolean snapshotTwin()
-        {
-            return snapshotTwin;
-        }
-
-        public long minFreeBytes()
-        {
-            return minFreeBytes;
-        }
-
-        public EpochClock clock()
-        {
-            return clock;
-        }
-
-        public org.agrona.concurrent.NanoClock nanoClock()
-        {
-            return nanoClock;
-        }
-
-        public Consumer<String> log()
-        {
-            return log;
-        }
-    }
-
-
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> RESTART =
         (slot, seq, unused) -> slot.command().reset(CommandType.RESTART, 0);
@@ -376,7 +89,7 @@ public final class ExchangePipeline implements AutoCloseable
         slot.query = query;
     };
 
-    private final Context ctx;
+    private final PipelineContext ctx;
     private final Journal commandJournal;
     private final Journal eventJournal;
     private final Recovery.Result recovered;
@@ -401,91 +114,53 @@ public final class ExchangePipeline implements AutoCloseable
     private final AgentRunner pretoucher;
     private boolean closed;
 
-    private ExchangePipeline(final Context ctx) throws IOException
+    private ExchangePipeline(final PipelineContext ctx) throws IOException
     {
         this.ctx = ctx.conclude();
-        commandJournal = Journal.open(ctx.dataDir.resolve("commands"));
-        eventJournal = Journal.open(ctx.dataDir.resolve("events"));
-        final SnapshotStore snapshotStore = ctx.snapshotStore.apply(ctx.dataDir.resolve("snapshots"), ctx.snapshotsKept);
-        final Quarantine quarantine;
-        try
-        {
-            quarantine = Quarantine.load(ctx.dataDir);
-            recovered = recoverSkippingPoison(snapshotStore, quarantine);
-        }
-        catch (final RuntimeException | IOException ex)
-        {
-            commandJournal.close();
-            eventJournal.close();
-            throw ex;
-        }
-        if (quarantine.size() > 0)
-        {
-            ctx.log.accept(quarantine.size() + " quarantined command(s) in " + ctx.dataDir.resolve(Quarantine.FILE) +
-                ", replayed as TICKs");
-        }
-        ctx.log.accept("recovered: command " + recovered.commandSequence() + " (" + recovered.replayedCommands() +
-            " replayed after snapshot " + recovered.snapshotSequence() + "), " + recovered.checkedEvents() +
-            " events checked, " + recovered.appendedEvents() + " appended");
+        final RecoveredJournals journals = RecoveredJournals.open(ctx);
+        commandJournal = journals.commands();
+        eventJournal = journals.events();
+        recovered = journals.result();
 
-        space = new JournalSpace(ctx.dataDir, ctx.minFreeBytes, ctx.nanoClock, ctx.log, commandJournal, eventJournal);
+        space = new JournalSpace(ctx.dataDir(), ctx.minFreeBytes(), ctx.nanoClock(), ctx.log(), commandJournal, eventJournal);
         space.doWork();
         state = new PipelineState(space);
 
-        outputHandler = new OutputHandler(eventJournal, ctx.publishers, ctx.outputRingSize);
-        final RingBuffer<EventSlot> outputRing;
-        if (ctx.inlineOutput)
-        {
-            output = null;
-            outputRing = null;
-        }
-        else
-        {
-            output = new Disruptor<>(EventSlot::new, ctx.outputRingSize, daemonThreads("gpux-output"), ProducerType.SINGLE,
-                ctx.outputYielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
-            output.setDefaultExceptionHandler(new StopOnError<>("output", state, ctx.log, null));
-            output.handleEventsWith(outputHandler);
-            outputRing = output.start();
-        }
-
-        final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize);
-        final CoreOutput coreOutput = new CoreOutput(eventJournal, ctx.publishers, outputRing);
+        outputHandler = new OutputHandler(eventJournal, ctx.publishers, ctx.outputRingSize());
+        output = ctx.inlineOutput ? null : startOutput();
+        final CoreCounters counters = new CoreCounters(ctx.counters, ctx.ringSize());
+        final CoreOutput coreOutput = new CoreOutput(eventJournal, ctx.publishers, output == null ? null : output.getRingBuffer());
         onPublish = ctx.onPublish;
         if (ctx.polled)
         {
             // nobody waits on the ring: the poller is called; publishing must signal nothing
             input = null;
-            inputRing = RingBuffer.createMultiProducer(CommandSlot::new, ctx.ringSize, new BusySpinWaitStrategy());
-            core = new CoreHandler(ctx, recovered, commandJournal, eventJournal, quarantine, space, state, counters,
+            inputRing = RingBuffer.createMultiProducer(CommandSlot::new, ctx.ringSize(), new BusySpinWaitStrategy());
+            core = new CoreHandler(ctx, recovered, commandJournal, eventJournal, journals.quarantine(), space, state, counters,
                 coreOutput, inputRing);
-            polledDriver = new PolledDriver(inputRing, core, new StopOnError<>("core", state, ctx.log, core));
+            polledDriver = new PolledDriver(inputRing, core, new StopOnError<>("core", state, ctx.log(), core));
         }
         else
         {
             polledDriver = null;
-            input = new Disruptor<>(CommandSlot::new, ctx.ringSize, daemonThreads("gpux-core"), ProducerType.MULTI,
+            input = new Disruptor<>(CommandSlot::new, ctx.ringSize(), daemonThreads("gpux-core"), ProducerType.MULTI,
                 ctx.busySpin ? new BusySpinWaitStrategy() :
                 ctx.yielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
-            core = new CoreHandler(ctx, recovered, commandJournal, eventJournal, quarantine, space, state, counters,
+            core = new CoreHandler(ctx, recovered, commandJournal, eventJournal, journals.quarantine(), space, state, counters,
                 coreOutput, input.getRingBuffer());
-            input.setDefaultExceptionHandler(new StopOnError<>("core", state, ctx.log, core));
+            input.setDefaultExceptionHandler(new StopOnError<>("core", state, ctx.log(), core));
             input.handleEventsWith(core);
             inputRing = input.start();
         }
+        pretoucher = startJournalSpaceAgent();
 
-        // the journal space guard, and the pretoucher with it: one mostly sleeping thread
-        pretoucher = new AgentRunner(new SleepingMillisIdleStrategy(1),
-            ex -> ctx.log.accept("journal space/pretouch: " + ex), null,
-            ctx.pretouch ? new CompositeAgent(space, new Pretoucher(ctx.log, commandJournal, eventJournal)) : space);
-        AgentRunner.startOnThread(pretoucher, daemonThreads("gpux-pretouch"));
-
-        replica = new SnapshotReplica(commandJournal, snapshotStore, recovered, quarantine, ctx.snapshotEvery, counters,
-            ctx.nanoClock, ctx.log, hash -> core.lastHash = hash);
+        replica = new SnapshotReplica(commandJournal, journals.snapshots(), recovered, journals.quarantine(), ctx.snapshotEvery(),
+            counters, ctx.nanoClock(), ctx.log(), hash -> core.lastHash = hash);
         replica.start();
 
-        ticker = ctx.tickIntervalMs == 0 ? null : new AgentRunner(new SleepingMillisIdleStrategy(ctx.tickIntervalMs),
-            ex -> ctx.log.accept("ticker: " + ex), null,
-            new Ticker(ctx.nanoClock, ctx.tickIntervalMs, inputRing, counters, replica::sampleLag, this::tryPublishQuery,
+        ticker = ctx.tickIntervalMs() == 0 ? null : new AgentRunner(new SleepingMillisIdleStrategy(ctx.tickIntervalMs()),
+            ex -> ctx.log().accept("ticker: " + ex), null,
+            new Ticker(ctx.nanoClock(), ctx.tickIntervalMs(), inputRing, counters, replica::sampleLag, this::tryPublishQuery,
                 state::failed));
         if (!ctx.announceRestart)
         {
@@ -493,29 +168,29 @@ public final class ExchangePipeline implements AutoCloseable
         }
     }
 
-    /**
-     * Recovers; a command the engine fails on during the replay (one the live core did not get to
-     * quarantine) is quarantined by recovery, which then starts over without it.
-     */
-    private Recovery.Result recoverSkippingPoison(final SnapshotStore snapshots, final Quarantine quarantine) throws IOException
+    /** The output thread's Disruptor, started: it writes the event journal and calls the publishers. */
+    private Disruptor<EventSlot> startOutput()
     {
-        while (true)
-        {
-            try
-            {
-                // with the twin, the snapshot restored twice in parallel: the second engine is the replica's start
-                return Recovery.recover(commandJournal, eventJournal, snapshots, null, false, quarantine,
-                    ctx.snapshotTwin, engine -> { }, ctx.log);
-            }
-            catch (final Quarantine.PoisonCommandException ex)
-            {
-                ctx.log.accept("recovering again without command " + ex.commandSequence());
-            }
-        }
+        final Disruptor<EventSlot> disruptor = new Disruptor<>(EventSlot::new, ctx.outputRingSize(), daemonThreads("gpux-output"),
+            ProducerType.SINGLE, ctx.outputYielding ? new YieldingWaitStrategy() : new BlockingWaitStrategy());
+        disruptor.setDefaultExceptionHandler(new StopOnError<>("output", state, ctx.log(), null));
+        disruptor.handleEventsWith(outputHandler);
+        disruptor.start();
+        return disruptor;
+    }
+
+    /** The journal space guard, and the pretoucher with it: one mostly sleeping thread, started. */
+    private AgentRunner startJournalSpaceAgent()
+    {
+        final AgentRunner runner = new AgentRunner(new SleepingMillisIdleStrategy(1),
+            ex -> ctx.log().accept("journal space/pretouch: " + ex), null,
+            ctx.pretouch ? new CompositeAgent(space, new Pretoucher(ctx.log(), commandJournal, eventJournal)) : space);
+        AgentRunner.startOnThread(runner, daemonThreads("gpux-pretouch"));
+        return runner;
     }
 
     /** Recovers from the data directory and goes live. */
-    public static ExchangePipeline start(final Context ctx) throws IOException
+    public static ExchangePipeline start(final PipelineContext ctx) throws IOException
     {
         return new ExchangePipeline(ctx);
     }
@@ -624,7 +299,7 @@ public final class ExchangePipeline implements AutoCloseable
     }
 
     /**
-     * With {@link Context#announceRestart}: journals the RESTART if the recovered journal held commands, then
+     * With {@link PipelineContext#announceRestart}: journals the RESTART if the recovered journal held commands, then
      * starts the ticker. Call it once, before anything else is published, when clients are about to be let in.
      * Without it, the constructor has called it.
      */
@@ -722,7 +397,7 @@ public final class ExchangePipeline implements AutoCloseable
         }
         if (!state.failed() && !drain(30_000))
         {
-            ctx.log.accept("pipeline did not drain in 30 s: halting");
+            ctx.log().accept("pipeline did not drain in 30 s: halting");
         }
         if (input != null)
         {
@@ -767,7 +442,7 @@ public final class ExchangePipeline implements AutoCloseable
         {
             if (!stopped.await(30, TimeUnit.SECONDS))
             {
-                ctx.log.accept("the " + stage + " thread did not stop in 30 s");
+                ctx.log().accept("the " + stage + " thread did not stop in 30 s");
             }
         }
         catch (final InterruptedException ex)

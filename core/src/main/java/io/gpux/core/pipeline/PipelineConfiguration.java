@@ -2,7 +2,7 @@ package io.gpux.core.pipeline;
 
 /**
  * The exchange core's settings with their defaults: each can be set with the system property named here.
- * {@link ExchangePipeline.Context} takes its defaults from here, and so does the gateway's
+ * {@link PipelineContext} takes its defaults from here, and so does the gateway's
  * {@code ExchangeContext} for the settings it passes on to the pipeline; the gateway's own settings are in
  * {@code GatewayConfiguration}. Read when a context is made: a property set later changes only the contexts
  * made after it.

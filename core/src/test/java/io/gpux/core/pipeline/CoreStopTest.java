@@ -67,7 +67,7 @@ class CoreStopTest
                 }
             }
         };
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(dir).tickIntervalMs(0)
+        final PipelineContext ctx = new PipelineContext().dataDir(dir).tickIntervalMs(0)
             .snapshotEvery(0).yielding(false).log(s -> { }).publisher(publisher);
         if (polled)
         {
@@ -126,7 +126,7 @@ class CoreStopTest
         assertFalse(pipeline.tryPublish(new Command().reset(io.gpux.engine.command.CommandType.TICK, 0)));
         assertThrows(IllegalStateException.class, pipeline::close);
 
-        try (ExchangePipeline again = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir).tickIntervalMs(0)
+        try (ExchangePipeline again = ExchangePipeline.start(new PipelineContext().dataDir(dir).tickIntervalMs(0)
             .snapshotEvery(0).yielding(false).log(s -> { })))
         {
             final long acknowledged = answers.values().stream().filter(a -> a.startsWith("OK ")).count();

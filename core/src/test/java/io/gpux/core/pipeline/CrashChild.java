@@ -31,7 +31,7 @@ public final class CrashChild
         final PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false);
         final EventCodec codec = new EventCodec();
         final CRC32C crc = new CRC32C();
-        final ExchangePipeline pipeline = ExchangePipeline.start(new ExchangePipeline.Context()
+        final ExchangePipeline pipeline = ExchangePipeline.start(new PipelineContext()
             .dataDir(dir).snapshotEvery(2_000).tickIntervalMs(20).yielding(false).log(m -> { })
             .publisher(e ->
             {

@@ -60,9 +60,9 @@ class DiskFullPipelineTest
         }
     }
 
-    private ExchangePipeline.Context context(final Path data)
+    private PipelineContext context(final Path data)
     {
-        return new ExchangePipeline.Context().dataDir(data).tickIntervalMs(0).snapshotEvery(0).yielding(false)
+        return new PipelineContext().dataDir(data).tickIntervalMs(0).snapshotEvery(0).yielding(false)
             .minFreeBytes(1L << 20)
             .log(log::add)
             .publisher(new EventPublisher()

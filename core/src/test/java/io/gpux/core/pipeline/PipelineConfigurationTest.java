@@ -34,7 +34,7 @@ class PipelineConfigurationTest
     @Test
     void withoutPropertiesTheBuiltInDefaults()
     {
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context();
+        final PipelineContext ctx = new PipelineContext();
         assertEquals(1 << 14, ctx.ringSize());
         assertEquals(1 << 16, ctx.outputRingSize());
         assertEquals(100, ctx.tickIntervalMs());
@@ -54,7 +54,7 @@ class PipelineConfigurationTest
         System.setProperty(PipelineConfiguration.SNAPSHOTS_KEPT_PROP, "7");
         System.setProperty(PipelineConfiguration.MIN_FREE_BYTES_PROP, "12345");
         System.setProperty(PipelineConfiguration.SNAPSHOT_TWIN_PROP, "false");
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context();
+        final PipelineContext ctx = new PipelineContext();
         assertEquals(1024, ctx.ringSize());
         assertEquals(2048, ctx.outputRingSize());
         assertEquals(25, ctx.tickIntervalMs());
@@ -62,8 +62,8 @@ class PipelineConfigurationTest
         assertEquals(7, ctx.snapshotsKept());
         assertEquals(12345, ctx.minFreeBytes());
         assertTrue(!ctx.snapshotTwin());
-        assertTrue(new ExchangePipeline.Context().snapshotTwin(true).snapshotTwin());
-        assertEquals(9, new ExchangePipeline.Context().snapshotEvery(9).snapshotEvery());
+        assertTrue(new PipelineContext().snapshotTwin(true).snapshotTwin());
+        assertEquals(9, new PipelineContext().snapshotEvery(9).snapshotEvery());
     }
 
     @Test
@@ -71,7 +71,7 @@ class PipelineConfigurationTest
     {
         System.setProperty(PipelineConfiguration.SNAPSHOT_EVERY_PROP, "50");
         final List<Command> commands = PipelineRecoveryTest.commands(3, 120);
-        try (ExchangePipeline pipeline = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir)
+        try (ExchangePipeline pipeline = ExchangePipeline.start(new PipelineContext().dataDir(dir)
             .tickIntervalMs(0).pretouch(false).log(s -> { })))
         {
             for (final Command c : commands)
@@ -83,7 +83,7 @@ class PipelineConfigurationTest
             }
         }
         System.clearProperty(PipelineConfiguration.SNAPSHOT_EVERY_PROP);
-        try (ExchangePipeline restarted = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir)
+        try (ExchangePipeline restarted = ExchangePipeline.start(new PipelineContext().dataDir(dir)
             .tickIntervalMs(0).snapshotEvery(0).pretouch(false).log(s -> { })))
         {
             final long at = restarted.recovered().snapshotSequence();

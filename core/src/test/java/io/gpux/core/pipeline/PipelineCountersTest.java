@@ -48,7 +48,7 @@ class PipelineCountersTest
         try (ExchangeCounters counters = ExchangeCounters.inFile(dir, startedMs);
              CountersFile file = CountersFile.open(dir))
         {
-            final ExchangePipeline pipeline = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir)
+            final ExchangePipeline pipeline = ExchangePipeline.start(new PipelineContext().dataDir(dir)
                 .clock(clock).tickIntervalMs(5).snapshotEvery(0).log(s -> { }).counters(counters)
                 .publisher(e ->
                 {

@@ -65,7 +65,7 @@ class PipelineHooksTest
             }
         };
         final List<long[]> queried = new CopyOnWriteArrayList<>();
-        try (ExchangePipeline pipeline = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir).clock(clock)
+        try (ExchangePipeline pipeline = ExchangePipeline.start(new PipelineContext().dataDir(dir).clock(clock)
             .tickIntervalMs(0).snapshotEvery(0).inlineOutput(inlineOutput).log(s -> { }).publisher(publisher)))
         {
             long correlation = 0;
@@ -131,7 +131,7 @@ class PipelineHooksTest
         final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
         final EventCodec codec = new EventCodec();
         final List<byte[]> published = new ArrayList<>();
-        try (ExchangePipeline pipeline = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir).clock(clock)
+        try (ExchangePipeline pipeline = ExchangePipeline.start(new PipelineContext().dataDir(dir).clock(clock)
             .tickIntervalMs(0).snapshotEvery(0).inlineOutput(inlineOutput).log(s -> { })
             .publisher(e -> published.add(Arrays.copyOf(codec.bytes(), codec.encode(e))))))
         {

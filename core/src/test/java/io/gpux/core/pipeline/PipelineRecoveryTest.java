@@ -64,7 +64,7 @@ public class PipelineRecoveryTest
         final List<Command> commands = commands(11, 3000);
         final ScenarioClock clock = new ScenarioClock();
         final List<Long> published = new ArrayList<>();
-        final ExchangePipeline.Context ctx = new ExchangePipeline.Context().dataDir(dir).clock(clock).tickIntervalMs(0)
+        final PipelineContext ctx = new PipelineContext().dataDir(dir).clock(clock).tickIntervalMs(0)
             .snapshotEvery(700).yielding(false).inlineOutput(inlineOutput).log(s -> { }).publisher(e -> published.add(e.sequence));
         final long liveHash;
         try (ExchangePipeline pipeline = ExchangePipeline.start(ctx))

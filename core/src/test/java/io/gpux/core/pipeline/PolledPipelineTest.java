@@ -38,7 +38,7 @@ class PolledPipelineTest
         final EventCodec threadedCodec = new EventCodec();
         final List<byte[]> threadedEvents = new ArrayList<>();
         final long threadedHash;
-        final ExchangePipeline threaded = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir.resolve("threaded"))
+        final ExchangePipeline threaded = ExchangePipeline.start(new PipelineContext().dataDir(dir.resolve("threaded"))
             .clock(() -> TIME).tickIntervalMs(0).snapshotEvery(0).log(s -> { })
             .publisher(e -> threadedEvents.add(Arrays.copyOf(threadedCodec.bytes(), threadedCodec.encode(e)))));
         try (threaded)
@@ -58,7 +58,7 @@ class PolledPipelineTest
         final List<byte[]> polledEvents = new ArrayList<>();
         final AtomicLong wakes = new AtomicLong();
         final AtomicLong polledOn = new AtomicLong();
-        final ExchangePipeline polled = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir.resolve("polled"))
+        final ExchangePipeline polled = ExchangePipeline.start(new PipelineContext().dataDir(dir.resolve("polled"))
             .clock(() -> TIME).tickIntervalMs(0).snapshotEvery(0).log(s -> { }).polled(wakes::incrementAndGet)
             .publisher(e -> polledEvents.add(Arrays.copyOf(polledCodec.bytes(), polledCodec.encode(e)))));
         final AtomicBoolean stop = new AtomicBoolean();

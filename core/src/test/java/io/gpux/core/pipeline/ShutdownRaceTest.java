@@ -111,9 +111,9 @@ class ShutdownRaceTest
         }
     }
 
-    private ExchangePipeline.Context context(final ConcurrentLinkedQueue<String> fatal)
+    private PipelineContext context(final ConcurrentLinkedQueue<String> fatal)
     {
-        return new ExchangePipeline.Context().dataDir(dir).tickIntervalMs(1).snapshotEvery(0).pretouch(false)
+        return new PipelineContext().dataDir(dir).tickIntervalMs(1).snapshotEvery(0).pretouch(false)
             .clock(System::currentTimeMillis)
             .log(line ->
             {

@@ -69,9 +69,9 @@ class SnapshotOffCoreTest
         }
     }
 
-    private ExchangePipeline.Context context(final PipelineRecoveryTest.ScenarioClock clock)
+    private PipelineContext context(final PipelineRecoveryTest.ScenarioClock clock)
     {
-        return new ExchangePipeline.Context().dataDir(dir).clock(clock).tickIntervalMs(0).snapshotEvery(0)
+        return new PipelineContext().dataDir(dir).clock(clock).tickIntervalMs(0).snapshotEvery(0)
             .yielding(false).log(log::add);
     }
 

@@ -83,7 +83,7 @@ class TickerTest
     @Test
     void aRunningPipelineTicksWhenItsClockIsMoved() throws Exception
     {
-        try (ExchangePipeline pipeline = ExchangePipeline.start(new ExchangePipeline.Context().dataDir(dir)
+        try (ExchangePipeline pipeline = ExchangePipeline.start(new PipelineContext().dataDir(dir)
             .clock(() -> 1_700_000_000_000L).nanoClock(nanos::get).tickIntervalMs(1).snapshotEvery(0).pretouch(false)
             .log(s -> { })))
         {

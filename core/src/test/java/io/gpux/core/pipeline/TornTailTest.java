@@ -34,9 +34,9 @@ class TornTailTest
 
     private final List<String> log = new ArrayList<>();
 
-    private ExchangePipeline.Context context()
+    private PipelineContext context()
     {
-        return new ExchangePipeline.Context().dataDir(dir).tickIntervalMs(0).snapshotEvery(0).yielding(false)
+        return new PipelineContext().dataDir(dir).tickIntervalMs(0).snapshotEvery(0).yielding(false)
             .log(m ->
             {
                 log.add(m);

@@ -227,9 +227,9 @@ class PoisonCommandTest
         }
     }
 
-    private ExchangePipeline.Context context(final ConcurrentLinkedQueue<String> log, final boolean inlineOutput)
+    private PipelineContext context(final ConcurrentLinkedQueue<String> log, final boolean inlineOutput)
     {
-        return new ExchangePipeline.Context().dataDir(dir).clock(now::get).tickIntervalMs(0).snapshotEvery(0)
+        return new PipelineContext().dataDir(dir).clock(now::get).tickIntervalMs(0).snapshotEvery(0)
             .pretouch(false).inlineOutput(inlineOutput).log(log::add);
     }
 
