@@ -38,9 +38,9 @@ class SnapshotTwinTest
 
     private final PipelineRecoveryTest.ScenarioClock clock = new PipelineRecoveryTest.ScenarioClock();
 
-    private ExchangePipeline.Context context()
+    private PipelineContext context()
     {
-        return new ExchangePipeline.Context().dataDir(dir).clock(clock).tickIntervalMs(0).snapshotEvery(0)
+        return new PipelineContext().dataDir(dir).clock(clock).tickIntervalMs(0).snapshotEvery(0)
             .yielding(false).log(s -> { });
     }
 
