@@ -92,10 +92,6 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         }
     }
 
-    private static final byte WAITING = 0;
-    private static final byte ACTIVE = 1;
-    private static final byte NOTICED = 2;
-
     private final OrderSender sender;
     private final String market;
     private final int gpus;
@@ -129,10 +125,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     private int cascadingFills;
     private int bidCount;
 
-    private long[] leaseIds = new long[4];
-    private int[] leaseGpus = new int[4];
-    private byte[] leaseStates = new byte[4];
-    private int leaseCount;
+    private final SpotLeases leases = new SpotLeases();
 
     /**
      * A request that acts once {@link #start()}ed; it must also receive the client's events (see
@@ -248,23 +241,13 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     /** GPUs in its leases without a notice, started or waiting to start. */
     public int leasedGpus()
     {
-        int sum = 0;
-        for (int i = 0; i < leaseCount; i++)
-        {
-            sum += leaseStates[i] == NOTICED ? 0 : leaseGpus[i];
-        }
-        return sum;
+        return leases.gpusWithoutNotice();
     }
 
     /** GPUs in its leases that have started and have no notice. */
     public int activeGpus()
     {
-        int sum = 0;
-        for (int i = 0; i < leaseCount; i++)
-        {
-            sum += leaseStates[i] == ACTIVE ? leaseGpus[i] : 0;
-        }
-        return sum;
+        return leases.activeGpus();
     }
 
     /** GPUs its open bids still ask for. */
@@ -281,7 +264,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     /** Leases it tracks, under notice included. */
     public int leaseCount()
     {
-        return leaseCount;
+        return leases.count();
     }
 
     public int bidCount()
@@ -357,14 +340,14 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             removeBid(bid);
         }
-        final int lease = findLease(fill.getLeaseId());
+        final int lease = leases.find(fill.getLeaseId());
         if (lease >= 0)
         {
-            leaseGpus[lease] += fill.getGpus();
+            leases.addGpus(lease, fill.getGpus());
         }
         else
         {
-            addLease(fill.getLeaseId(), fill.getGpus());
+            leases.add(fill.getLeaseId(), fill.getGpus());
             if (closed && releaseOnClose)
             {
                 sender.release(fill.getLeaseId());
@@ -376,14 +359,14 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     @Override
     public void onLeaseStarted(final AccountEvent event, final LeaseStarted started)
     {
-        final int lease = findLease(started.getLeaseId());
+        final int lease = leases.find(started.getLeaseId());
         if (lease < 0)
         {
             return;
         }
-        if (leaseStates[lease] == WAITING)
+        if (leases.state(lease) == SpotLeases.WAITING)
         {
-            leaseStates[lease] = ACTIVE;
+            leases.state(lease, SpotLeases.ACTIVE);
         }
         listener.onLeaseStarted(started.getLeaseId(), started.getMachineId(), started.getGpus(), started.getPrice());
     }
@@ -391,12 +374,12 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     @Override
     public void onPreemptNotice(final long leaseId, final long effectiveAtMs, final NoticeReason reason)
     {
-        final int lease = findLease(leaseId);
-        if (lease < 0 || leaseStates[lease] == NOTICED)
+        final int lease = leases.find(leaseId);
+        if (lease < 0 || leases.state(lease) == SpotLeases.NOTICED)
         {
             return;
         }
-        leaseStates[lease] = NOTICED;
+        leases.state(lease, SpotLeases.NOTICED);
         if (calmAfterNoticeMs > 0 && !closed)
         {
             calmPeriods++;
@@ -411,12 +394,12 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     @Override
     public void onLeaseEnded(final AccountEvent event, final LeaseEnded ended)
     {
-        final int lease = findLease(ended.getLeaseId());
+        final int lease = leases.find(ended.getLeaseId());
         if (lease < 0)
         {
             return;
         }
-        removeLease(lease);
+        leases.remove(lease);
         listener.onLeaseEnded(ended.getLeaseId(), ended.getReason());
         reconcile();
         maybeDetach();
@@ -531,9 +514,9 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         }
         if (releaseLeases)
         {
-            for (int i = 0; i < leaseCount; i++)
+            for (int i = 0; i < leases.count(); i++)
             {
-                sender.release(leaseIds[i]);
+                sender.release(leases.id(i));
             }
         }
         maybeDetach();
@@ -542,7 +525,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     /** After close: stop listening once no bid can still fill and no lease it releases is left. */
     private void maybeDetach()
     {
-        if (closed && detach != null && bidCount == 0 && (!releaseOnClose || leaseCount == 0))
+        if (closed && detach != null && bidCount == 0 && (!releaseOnClose || leases.count() == 0))
         {
             final Runnable d = detach;
             detach = null;
@@ -588,39 +571,5 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         bidOpenGpus[index] = bidOpenGpus[last];
         bidNoPreempt[index] = bidNoPreempt[last];
         bidOnNotice[index] = bidOnNotice[last];
-    }
-
-    private int findLease(final long leaseId)
-    {
-        for (int i = 0; i < leaseCount; i++)
-        {
-            if (leaseIds[i] == leaseId)
-            {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private void addLease(final long leaseId, final int leaseGpuCount)
-    {
-        if (leaseCount == leaseIds.length)
-        {
-            leaseIds = Arrays.copyOf(leaseIds, leaseCount * 2);
-            leaseGpus = Arrays.copyOf(leaseGpus, leaseCount * 2);
-            leaseStates = Arrays.copyOf(leaseStates, leaseCount * 2);
-        }
-        leaseIds[leaseCount] = leaseId;
-        leaseGpus[leaseCount] = leaseGpuCount;
-        leaseStates[leaseCount] = WAITING;
-        leaseCount++;
-    }
-
-    private void removeLease(final int index)
-    {
-        final int last = --leaseCount;
-        leaseIds[index] = leaseIds[last];
-        leaseGpus[index] = leaseGpus[last];
-        leaseStates[index] = leaseStates[last];
     }
 }

@@ -165,7 +165,8 @@ public final class OwnerAgent implements Agent, AutoCloseable
             throw new IllegalStateException(closed ? "the agent is closed" : "the agent is already started");
         }
         running = true;
-        runner = new AgentRunner(new UntilDue(), this::onRunnerError, null, this);
+        final UntilDue idle = new UntilDue(clock, wakeups, () -> nextCycleNs, () -> running = false);
+        runner = new AgentRunner(idle, this::onRunnerError, null, this);
         AgentRunner.startOnThread(runner, task ->
         {
             thread = new Thread(task, ctx.threadName());
@@ -439,46 +440,6 @@ public final class OwnerAgent implements Agent, AutoCloseable
         if (!(error instanceof AgentTerminationException))
         {
             listener.onError("internal", error.toString());
-        }
-    }
-
-    /**
-     * The runner's idle strategy: waits until the next cycle is due, or until a wake-up, whichever is first
-     * (never spinning: an owner's machine is for its renters).
-     */
-    private final class UntilDue implements IdleStrategy
-    {
-        @Override
-        public void idle(final int workCount)
-        {
-            if (workCount <= 0)
-            {
-                idle();
-            }
-        }
-
-        @Override
-        public void idle()
-        {
-            final long waitNs = nextCycleNs - clock.nanoTime();
-            try
-            {
-                if (waitNs > 0 && wakeups.tryAcquire(waitNs, TimeUnit.NANOSECONDS))
-                {
-                    wakeups.drainPermits();
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                // stopNow(): the runner ends
-                running = false;
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        @Override
-        public void reset()
-        {
         }
     }
 
