@@ -87,6 +87,7 @@ public final class ExchangePipeline implements AutoCloseable
         private int ringSize = PipelineConfiguration.ringSize();
         private int outputRingSize = PipelineConfiguration.outputRingSize();
         private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
+        private long counterSampleMs = PipelineConfiguration.counterSampleMs();
         private long snapshotEvery = PipelineConfiguration.snapshotEvery();
         private int snapshotsKept = PipelineConfiguration.snapshotsKept();
         private EpochClock clock = SystemEpochClock.INSTANCE;
@@ -133,6 +134,13 @@ public final class ExchangePipeline implements AutoCloseable
         public Context tickIntervalMs(final long v)
         {
             tickIntervalMs = v;
+            return this;
+        }
+
+        /** How often the counters are sampled and the markets' figures read (rounded to whole ticks). */
+        public Context counterSampleMs(final long v)
+        {
+            counterSampleMs = v;
             return this;
         }
 
@@ -286,9 +294,9 @@ public final class ExchangePipeline implements AutoCloseable
             {
                 throw new IllegalArgumentException("a polled pipeline writes its output inline");
             }
-            if (tickIntervalMs < 0 || snapshotEvery < 0 || snapshotsKept < 1 || minFreeBytes < 0)
+            if (tickIntervalMs < 0 || counterSampleMs < 1 || snapshotEvery < 0 || snapshotsKept < 1 || minFreeBytes < 0)
             {
-                throw new IllegalArgumentException("negative interval or no snapshot kept");
+                throw new IllegalArgumentException("negative interval, no counter sampling or no snapshot kept");
             }
             if (counters == null)
             {
@@ -320,6 +328,11 @@ public final class ExchangePipeline implements AutoCloseable
         public long tickIntervalMs()
         {
             return tickIntervalMs;
+        }
+
+        public long counterSampleMs()
+        {
+            return counterSampleMs;
         }
 
         public long snapshotEvery()
@@ -472,7 +485,7 @@ public final class ExchangePipeline implements AutoCloseable
 
         ticker = ctx.tickIntervalMs == 0 ? null : new AgentRunner(new SleepingMillisIdleStrategy(ctx.tickIntervalMs),
             ex -> ctx.log.accept("ticker: " + ex), null,
-            new Ticker(ctx.nanoClock, ctx.tickIntervalMs, inputRing, counters, replica::sampleLag, this::tryPublishQuery,
+            new Ticker(ctx.nanoClock, ctx.tickIntervalMs, ctx.counterSampleMs, inputRing, counters, replica::sampleLag, this::tryPublishQuery,
                 state::failed));
         if (!ctx.announceRestart)
         {

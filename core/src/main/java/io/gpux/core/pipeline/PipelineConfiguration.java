@@ -25,6 +25,13 @@ public final class PipelineConfiguration
     public static final String TICK_INTERVAL_PROP = "gpux.pipeline.tickIntervalMs";
     public static final long TICK_INTERVAL_DEFAULT = 100;
 
+    /**
+     * How often (rounded to whole ticks, at least one) the core's batch times and the snapshot replica's
+     * lag are sampled and the markets' figures read from the engine (the per-market counters).
+     */
+    public static final String COUNTER_SAMPLE_PROP = "gpux.pipeline.counterSampleMs";
+    public static final long COUNTER_SAMPLE_DEFAULT = 1_000;
+
     /** A snapshot is taken after this many commands since the last one; 0: only when asked for. */
     public static final String SNAPSHOT_EVERY_PROP = "gpux.pipeline.snapshotEvery";
     public static final long SNAPSHOT_EVERY_DEFAULT = 1_000_000;
@@ -50,6 +57,11 @@ public final class PipelineConfiguration
     public static long tickIntervalMs()
     {
         return Long.getLong(TICK_INTERVAL_PROP, TICK_INTERVAL_DEFAULT);
+    }
+
+    public static long counterSampleMs()
+    {
+        return Long.getLong(COUNTER_SAMPLE_PROP, COUNTER_SAMPLE_DEFAULT);
     }
 
     public static long snapshotEvery()
