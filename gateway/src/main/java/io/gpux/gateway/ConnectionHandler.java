@@ -95,12 +95,12 @@ abstract class ConnectionHandler extends ChannelInboundHandlerAdapter
             if (Frames.claimCutOff(ctx.channel()))
             {
                 exchange.counters.slowConsumers.increment();
-                Frames.cutOff(ctx.channel(), error);
+                Frames.cutOff(ctx.channel(), error, exchange.ctx.closeGraceMs());
             }
         }
         else
         {
-            Frames.writeLastAndClose(ctx.channel(), error);
+            Frames.writeLastAndClose(ctx.channel(), error, exchange.ctx.closeGraceMs());
         }
     }
 }

@@ -229,6 +229,7 @@ public final class Exchange implements AutoCloseable
         final Egress made = new Egress(this::eventReader, directory, new CompletedRequests(directory, pendingKeys, authenticator),
             new Egress.ResendLimits(ctx.maxResendsPerAccount(), ctx.maxResends(), ctx.outboundHighWaterBytes()), log);
         made.counters(counters);
+        made.closeGraceMs(ctx.closeGraceMs());
         made.tradeTap(tradeTape);
         if (sharedLoop != null)
         {
@@ -245,6 +246,7 @@ public final class Exchange implements AutoCloseable
             .durability(ctx.durability())
             .minFreeBytes(ctx.minFreeBytes())
             .tickIntervalMs(ctx.tickIntervalMs())
+            .counterSampleMs(ctx.counterSampleMs())
             .snapshotEvery(ctx.snapshotEvery())
             .announceRestart(true)
             .counters(exchangeCounters)
@@ -268,7 +270,8 @@ public final class Exchange implements AutoCloseable
     /** Accepts connections, only now: the exchange has recovered and a fresh one has its admin key. */
     private void accept()
     {
-        server.workerGroup().next().scheduleAtFixedRate(counters.requestNs::sample, 1, 1, TimeUnit.SECONDS);
+        server.workerGroup().next().scheduleAtFixedRate(counters.requestNs::sample,
+            ctx.metricsSampleIntervalMs(), ctx.metricsSampleIntervalMs(), TimeUnit.MILLISECONDS);
         server.accept();
         log.accept("gateway listening on " + server.localAddress() + (ctx.tls() != null ? " over TLS" : "") +
             " (" + server.transport() + (sharedLoop != null ? ", core and egress on the event loop)" : ", core and egress threads)"));

@@ -32,6 +32,10 @@ public final class ExchangeContext
         GatewayConfiguration.HEARTBEAT_PROP, GatewayConfiguration.HEARTBEAT_DEFAULT);
     private int loginTimeoutMs = GatewayConfiguration.intProp(
         GatewayConfiguration.LOGIN_TIMEOUT_PROP, GatewayConfiguration.LOGIN_TIMEOUT_DEFAULT);
+    private long closeGraceMs = GatewayConfiguration.longProp(
+        GatewayConfiguration.CLOSE_GRACE_PROP, GatewayConfiguration.CLOSE_GRACE_DEFAULT);
+    private long metricsSampleIntervalMs = GatewayConfiguration.longProp(
+        GatewayConfiguration.METRICS_SAMPLE_PROP, GatewayConfiguration.METRICS_SAMPLE_DEFAULT);
     private long workloadLogTimeoutMs = GatewayConfiguration.longProp(
         GatewayConfiguration.WORKLOAD_LOG_TIMEOUT_PROP, GatewayConfiguration.WORKLOAD_LOG_TIMEOUT_DEFAULT);
     private long authWindowMs = GatewayConfiguration.longProp(
@@ -58,6 +62,7 @@ public final class ExchangeContext
     private int maxResends = GatewayConfiguration.intProp(
         GatewayConfiguration.MAX_RESENDS_PROP, GatewayConfiguration.MAX_RESENDS_DEFAULT);
     private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
+    private long counterSampleMs = PipelineConfiguration.counterSampleMs();
     private long snapshotEvery = PipelineConfiguration.snapshotEvery();
     private boolean sharedLoop = GatewayConfiguration.sharedLoop();
     private long spinMicros = GatewayConfiguration.longProp(GatewayConfiguration.SPIN_PROP, GatewayConfiguration.SPIN_DEFAULT);
@@ -171,6 +176,30 @@ public final class ExchangeContext
     public int loginTimeoutMs()
     {
         return loginTimeoutMs;
+    }
+
+    /** How long a connection closed for a reason is given to take its last frame before it is closed anyway. */
+    public ExchangeContext closeGraceMs(final long v)
+    {
+        closeGraceMs = v;
+        return this;
+    }
+
+    public long closeGraceMs()
+    {
+        return closeGraceMs;
+    }
+
+    /** How often the command round-trip times are sampled into the request-time window. */
+    public ExchangeContext metricsSampleIntervalMs(final long v)
+    {
+        metricsSampleIntervalMs = v;
+        return this;
+    }
+
+    public long metricsSampleIntervalMs()
+    {
+        return metricsSampleIntervalMs;
     }
 
     /** How long a renter's workload log request waits for the agent of the lease's machine. */
@@ -329,6 +358,18 @@ public final class ExchangeContext
     {
         tickIntervalMs = v;
         return this;
+    }
+
+    /** How often the core's counters are sampled and the markets' figures read (rounded to whole ticks). */
+    public ExchangeContext counterSampleMs(final long v)
+    {
+        counterSampleMs = v;
+        return this;
+    }
+
+    public long counterSampleMs()
+    {
+        return counterSampleMs;
     }
 
     public ExchangeContext snapshotEvery(final long v)
@@ -503,6 +544,9 @@ public final class ExchangeContext
         atLeast("heartbeatIntervalMs", heartbeatIntervalMs, 10);
         atLeast("loginTimeoutMs", loginTimeoutMs, 10);
         atLeast("workloadLogTimeoutMs", workloadLogTimeoutMs, 1);
+        atLeast("closeGraceMs", closeGraceMs, 1);
+        atLeast("metricsSampleIntervalMs", metricsSampleIntervalMs, 1);
+        atLeast("counterSampleMs", counterSampleMs, 1);
         atLeast("ratePerSecond", ratePerSecond, 1);
         atLeast("rateBurst", rateBurst, 1);
         atLeast("outboundHighWaterBytes", outboundHighWaterBytes, 64 * 1024);

@@ -40,6 +40,18 @@ public final class GatewayConfiguration
     public static final String LOGIN_TIMEOUT_PROP = "gpux.gateway.loginTimeoutMs";
     public static final int LOGIN_TIMEOUT_DEFAULT = 5000;
 
+    /**
+     * How long a connection closed for a reason is given to take its last frame (the SessionError)
+     * before it is closed anyway: a peer that stopped reading would otherwise keep its connection, and
+     * everything queued for it, for ever.
+     */
+    public static final String CLOSE_GRACE_PROP = "gpux.gateway.closeGraceMs";
+    public static final long CLOSE_GRACE_DEFAULT = 5_000;
+
+    /** How often the command round-trip times are sampled into the request-time window (gpux_request_ns). */
+    public static final String METRICS_SAMPLE_PROP = "gpux.gateway.metricsSampleIntervalMs";
+    public static final long METRICS_SAMPLE_DEFAULT = 1_000;
+
     /** How long a renter's workload log request waits for the agent's answer. */
     public static final String WORKLOAD_LOG_TIMEOUT_PROP = "gpux.gateway.workloadLogTimeoutMs";
     public static final long WORKLOAD_LOG_TIMEOUT_DEFAULT = 10_000;

@@ -29,18 +29,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The metrics endpoint scraped over HTTP and its Prometheus text parsed: the figures follow what the
  * clients did (sessions, commands, the gateway's and the engine's rejects by reason, the book's best bid).
- * The two that wait for a figure sampled once a second wait side by side, each with its own exchange.
+ * The two that wait for a sampled figure wait side by side, each with its own exchange sampling every
+ * {@link #SAMPLE_MS} ms (once a second by default).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MetricsEndpointTest
 {
     private static final String MARKET = "RTX4090-24G";
+    private static final long SAMPLE_MS = 100;
 
     @Test
     @Execution(ExecutionMode.CONCURRENT)
     void aScrapeShowsTheSessionsTheCommandsTheRejectsAndTheBook() throws Exception
     {
-        try (TestExchange ex = TestExchange.start(c -> c.metricsPort(0).ratePerSecond(1).rateBurst(3).heartbeatIntervalMs(60_000));
+        try (TestExchange ex = TestExchange.start(c -> c.metricsPort(0).ratePerSecond(1).rateBurst(3).heartbeatIntervalMs(60_000)
+            .counterSampleMs(SAMPLE_MS));
              RawConnection admin = ex.login(ex.admin))
         {
             assertTrue(ex.exchange.metricsPort() > 0);
@@ -82,7 +85,8 @@ class MetricsEndpointTest
     @Execution(ExecutionMode.CONCURRENT)
     void commandRoundTripsAreTimed() throws Exception
     {
-        try (TestExchange ex = TestExchange.start(c -> c.metricsPort(0).heartbeatIntervalMs(60_000));
+        try (TestExchange ex = TestExchange.start(c -> c.metricsPort(0).heartbeatIntervalMs(60_000)
+            .metricsSampleIntervalMs(SAMPLE_MS));
              RawConnection admin = ex.login(ex.admin))
         {
             TestExchange.account(admin, "payee", 0, Role.RENTER);
@@ -93,7 +97,7 @@ class MetricsEndpointTest
             final HttpClient http = HttpClient.newHttpClient();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             Map<String, Double> m;
-            // sampled once a second: a window holds only the commands timed in it, so on a slow machine the
+            // sampled every SAMPLE_MS: a window holds only the commands timed in it, so on a slow machine the
             // windows of the commands above may have passed before the first read; timed commands keep coming
             while ((m = parse(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ex.exchange.metricsPort() +
                 "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body())).get("gpux_request_window_count") == 0)

@@ -32,16 +32,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * A connection that stops reading is cut off (SLOW_CONSUMER) once its unsent output passes the
  * high-water mark, and nobody else waits for it: other sessions keep their answers, the engine keeps
  * applying commands. A cut-off client that never reads again still loses its connection (after
- * {@link io.gpux.gateway.egress.Frames#CLOSE_GRACE_MS}, not never), and so does one that floods
- * requests the gateway answers by itself without reading the answers (which must not queue without
- * bound). Sizes, not speeds, are asserted; the loops run until the cut or a generous deadline. The
- * two that wait out the close grace do it side by side, each with its own exchange.
+ * the close grace, not never), and so does one that floods requests the gateway answers by itself
+ * without reading the answers (which must not queue without bound). Sizes, not speeds, are asserted;
+ * the loops run until the cut or a generous deadline. The two that wait out the close grace do it
+ * side by side, each with its own exchange and a short grace ({@link #SHORT_GRACE_MS}).
  */
 class SlowConsumerTest
 {
     private static final String MARKET = "L40S-48G";
     private static final int HIGH_WATER = 256 * 1024;
     private static final long DEADLINE_MS = 90_000;
+    /** The close grace of the exchanges whose tests wait it out. */
+    private static final long SHORT_GRACE_MS = 200;
 
     private TestExchange ex;
 
@@ -54,9 +56,9 @@ class SlowConsumerTest
         }
     }
 
-    private TestExchange start() throws Exception
+    private TestExchange start(final long closeGraceMs) throws Exception
     {
-        ex = TestExchange.start(c -> c.outboundHighWaterBytes(HIGH_WATER).heartbeatIntervalMs(1000));
+        ex = TestExchange.start(c -> c.outboundHighWaterBytes(HIGH_WATER).heartbeatIntervalMs(1000).closeGraceMs(closeGraceMs));
         return ex;
     }
 
@@ -89,7 +91,7 @@ class SlowConsumerTest
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void aStalledSubscriberIsCutOffWhileOthersAndTheEngineCarryOn() throws Exception
     {
-        start();
+        start(GatewayConfiguration.CLOSE_GRACE_DEFAULT);
         final TestExchange.Key mmKey;
         final TestExchange.Key slowKey;
         final TestExchange.Key goodKey;
@@ -178,7 +180,7 @@ class SlowConsumerTest
             final List<Envelope> rest = drain(slow);
             System.err.printf("slow consumer: cut after %d engine commands of traffic, %d round trips of the other session; "
                 + "resumed reading %d ms after the cut, read %d frames%n", mmCommands, goodRoundTrips, resumedAfterMs, rest.size());
-            if (resumedAfterMs < io.gpux.gateway.egress.Frames.CLOSE_GRACE_MS)
+            if (resumedAfterMs < ex.exchange.ctx.closeGraceMs())
             {
                 assertTrue(!rest.isEmpty(), "nothing at all was read after resuming");
                 final Envelope last = rest.get(rest.size() - 1);
@@ -203,7 +205,7 @@ class SlowConsumerTest
     void aStalledReaderThatNeverComesBackIsClosedAnyway() throws Exception
     {
         assumeTrue(SocketProbe.available(), "needs /proc to see the server's side of a connection");
-        start();
+        start(SHORT_GRACE_MS);
         final TestExchange.Key slowKey;
         try (RawConnection admin = ex.login(ex.admin))
         {
@@ -245,7 +247,7 @@ class SlowConsumerTest
             final long stoppedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             // still not reading: the server must not keep the connection, and what is queued for it, for ever
             assertTrue(SocketProbe.await(() -> SocketProbe.serverConnections(ex.port(), slow.localPort()) == 0,
-                io.gpux.gateway.egress.Frames.CLOSE_GRACE_MS + 20_000), "the server still holds the stalled connection");
+                SHORT_GRACE_MS + 20_000), "the server still holds the stalled connection");
             System.err.printf("stalled reader: %d unread Portfolio requests in %d ms, closed %d ms after the first%n",
                 requests, stoppedMs, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
@@ -257,7 +259,7 @@ class SlowConsumerTest
     void aClientFloodingRequestsWithoutReadingIsCutOff() throws Exception
     {
         assumeTrue(SocketProbe.available(), "needs /proc to see the server's side of a connection");
-        start();
+        start(SHORT_GRACE_MS);
         final TestExchange.Key key;
         try (RawConnection admin = ex.login(ex.admin))
         {
@@ -288,7 +290,7 @@ class SlowConsumerTest
                 // the server closed the connection while we were writing: what we want
             }
             assertTrue(SocketProbe.await(() -> SocketProbe.serverConnections(ex.port(), flooder.localPort()) == 0,
-                io.gpux.gateway.egress.Frames.CLOSE_GRACE_MS + 20_000),
+                SHORT_GRACE_MS + 20_000),
                 "the server still holds a connection that never reads its answers, after " + sent + " requests");
         }
         try (RawConnection admin = ex.login(ex.admin))

@@ -160,7 +160,7 @@ public final class ExchangePipeline implements AutoCloseable
 
         ticker = ctx.tickIntervalMs() == 0 ? null : new AgentRunner(new SleepingMillisIdleStrategy(ctx.tickIntervalMs()),
             ex -> ctx.log().accept("ticker: " + ex), null,
-            new Ticker(ctx.nanoClock(), ctx.tickIntervalMs(), inputRing, counters, replica::sampleLag, this::tryPublishQuery,
+            new Ticker(ctx.nanoClock(), ctx.tickIntervalMs(), ctx.counterSampleMs(), inputRing, counters, replica::sampleLag, this::tryPublishQuery,
                 state::failed));
         if (!ctx.announceRestart)
         {

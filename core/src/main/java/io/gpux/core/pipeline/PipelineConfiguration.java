@@ -26,11 +26,18 @@ public final class PipelineConfiguration
     public static final long TICK_INTERVAL_DEFAULT = 100;
 
     /**
+     * How often (rounded to whole ticks, at least one) the core's batch times and the snapshot replica's
+     * lag are sampled and the markets' figures read from the engine (the per-market counters).
+     */
+    public static final String COUNTER_SAMPLE_PROP = "gpux.pipeline.counterSampleMs";
+    public static final long COUNTER_SAMPLE_DEFAULT = 1_000;
+
+    /**
      * A snapshot is taken after this many commands since the last one; 0: only when asked for. It bounds the replay
      * of a restart after a crash (docs/operations.md, "Restart time and the snapshot interval").
      */
     public static final String SNAPSHOT_EVERY_PROP = "gpux.pipeline.snapshotEvery";
-    public static final long SNAPSHOT_EVERY_DEFAULT = 500_000;
+    public static final long SNAPSHOT_EVERY_DEFAULT = 1_000_000;
 
     /**
      * Whether a start restores the snapshot twice in parallel: the snapshot replica's engine on a thread of its own,
@@ -38,7 +45,7 @@ public final class PipelineConfiguration
      * on the core's engine before the replay, and the replica restores the snapshot again once the exchange is live.
      */
     public static final String SNAPSHOT_TWIN_PROP = "gpux.pipeline.snapshotTwin";
-    public static final boolean SNAPSHOT_TWIN_DEFAULT = true;
+    public static final boolean SNAPSHOT_TWIN_DEFAULT = false;
 
     /** How many snapshots are kept in the data directory (the newest; at least 1). */
     public static final String SNAPSHOTS_KEPT_PROP = "gpux.pipeline.snapshotsKept";
@@ -61,6 +68,11 @@ public final class PipelineConfiguration
     public static long tickIntervalMs()
     {
         return Long.getLong(TICK_INTERVAL_PROP, TICK_INTERVAL_DEFAULT);
+    }
+
+    public static long counterSampleMs()
+    {
+        return Long.getLong(COUNTER_SAMPLE_PROP, COUNTER_SAMPLE_DEFAULT);
     }
 
     public static long snapshotEvery()

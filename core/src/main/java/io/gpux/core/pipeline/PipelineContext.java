@@ -21,6 +21,7 @@ public final class PipelineContext
     private int ringSize = PipelineConfiguration.ringSize();
     private int outputRingSize = PipelineConfiguration.outputRingSize();
     private long tickIntervalMs = PipelineConfiguration.tickIntervalMs();
+    private long counterSampleMs = PipelineConfiguration.counterSampleMs();
     private long snapshotEvery = PipelineConfiguration.snapshotEvery();
     private int snapshotsKept = PipelineConfiguration.snapshotsKept();
     private boolean snapshotTwin = PipelineConfiguration.snapshotTwin();
@@ -68,6 +69,13 @@ public final class PipelineContext
     public PipelineContext tickIntervalMs(final long v)
     {
         tickIntervalMs = v;
+        return this;
+    }
+
+    /** How often the counters are sampled and the markets' figures read (rounded to whole ticks). */
+    public PipelineContext counterSampleMs(final long v)
+    {
+        counterSampleMs = v;
         return this;
     }
 
@@ -228,9 +236,9 @@ public final class PipelineContext
         {
             throw new IllegalArgumentException("a polled pipeline writes its output inline");
         }
-        if (tickIntervalMs < 0 || snapshotEvery < 0 || snapshotsKept < 1 || minFreeBytes < 0)
+        if (tickIntervalMs < 0 || counterSampleMs < 1 || snapshotEvery < 0 || snapshotsKept < 1 || minFreeBytes < 0)
         {
-            throw new IllegalArgumentException("negative interval or no snapshot kept");
+            throw new IllegalArgumentException("negative interval, no counter sampling or no snapshot kept");
         }
         if (counters == null)
         {
@@ -262,6 +270,11 @@ public final class PipelineContext
     public long tickIntervalMs()
     {
         return tickIntervalMs;
+    }
+
+    public long counterSampleMs()
+    {
+        return counterSampleMs;
     }
 
     public long snapshotEvery()

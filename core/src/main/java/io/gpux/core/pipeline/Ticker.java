@@ -12,7 +12,8 @@ import java.util.function.Predicate;
 
 /**
  * Injects a TICK into the input ring every interval, so that the engine's timers fire when the market is
- * quiet, and once a second samples the core's batch times and asks the core for the markets' figures.
+ * quiet, and every counter sample interval (once a second by default) samples the core's batch times and
+ * asks the core for the markets' figures.
  * An {@link Agent} paced by an injected clock: its runner sleeps between ticks, a test calls
  * {@link #doWork()} and moves the clock by hand.
  */
@@ -21,9 +22,6 @@ final class Ticker implements Agent
     /** A TICK, filled in place in a ring slot. */
     static final EventTranslatorOneArg<CommandSlot, Object> TICK =
         (slot, seq, unused) -> slot.command().reset(CommandType.TICK, 0);
-    /** How often the batch times are sampled and the markets' figures asked for. */
-    static final long COUNTER_SAMPLE_MS = 1_000;
-
     private final NanoClock clock;
     private final long intervalNs;
     private final long sampleEvery;
@@ -36,11 +34,13 @@ final class Ticker implements Agent
     private long ticks;
 
     /**
+     * @param counterSampleMs how often the batch times are sampled and the markets' figures asked for
+     *                        (rounded down to whole ticks, at least one).
      * @param sampleLag samples how far the snapshot replica is behind the core.
      * @param queries publishes a query to the core without blocking; false when the ring is full.
      * @param stopped whether the pipeline has stopped on a failure: no more ticks then.
      */
-    Ticker(final NanoClock clock, final long tickIntervalMs, final RingBuffer<CommandSlot> inputRing,
+    Ticker(final NanoClock clock, final long tickIntervalMs, final long counterSampleMs, final RingBuffer<CommandSlot> inputRing,
         final CoreCounters counters, final Runnable sampleLag, final Predicate<Query> queries,
         final BooleanSupplier stopped)
     {
@@ -50,7 +50,7 @@ final class Ticker implements Agent
         }
         this.clock = clock;
         intervalNs = TimeUnit.MILLISECONDS.toNanos(tickIntervalMs);
-        sampleEvery = Math.max(1, COUNTER_SAMPLE_MS / tickIntervalMs);
+        sampleEvery = Math.max(1, counterSampleMs / tickIntervalMs);
         this.inputRing = inputRing;
         this.counters = counters;
         this.sampleLag = sampleLag;

@@ -38,8 +38,8 @@ class PipelineConfigurationTest
         assertEquals(1 << 14, ctx.ringSize());
         assertEquals(1 << 16, ctx.outputRingSize());
         assertEquals(100, ctx.tickIntervalMs());
-        assertEquals(500_000, ctx.snapshotEvery());
-        assertTrue(ctx.snapshotTwin());
+        assertEquals(1_000_000, ctx.snapshotEvery());
+        assertTrue(!ctx.snapshotTwin());
         assertEquals(3, ctx.snapshotsKept());
         assertEquals(64L << 20, ctx.minFreeBytes());
     }
@@ -53,7 +53,7 @@ class PipelineConfigurationTest
         System.setProperty(PipelineConfiguration.SNAPSHOT_EVERY_PROP, "500");
         System.setProperty(PipelineConfiguration.SNAPSHOTS_KEPT_PROP, "7");
         System.setProperty(PipelineConfiguration.MIN_FREE_BYTES_PROP, "12345");
-        System.setProperty(PipelineConfiguration.SNAPSHOT_TWIN_PROP, "false");
+        System.setProperty(PipelineConfiguration.SNAPSHOT_TWIN_PROP, "true");
         final PipelineContext ctx = new PipelineContext();
         assertEquals(1024, ctx.ringSize());
         assertEquals(2048, ctx.outputRingSize());
@@ -61,8 +61,8 @@ class PipelineConfigurationTest
         assertEquals(500, ctx.snapshotEvery());
         assertEquals(7, ctx.snapshotsKept());
         assertEquals(12345, ctx.minFreeBytes());
-        assertTrue(!ctx.snapshotTwin());
-        assertTrue(new PipelineContext().snapshotTwin(true).snapshotTwin());
+        assertTrue(ctx.snapshotTwin());
+        assertTrue(!new PipelineContext().snapshotTwin(false).snapshotTwin());
         assertEquals(9, new PipelineContext().snapshotEvery(9).snapshotEvery());
     }
 

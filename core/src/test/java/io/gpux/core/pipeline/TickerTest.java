@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TickerTest
 {
     private static final long INTERVAL_MS = 100;
+    private static final long SAMPLE_MS = 1_000;
 
     @TempDir
     Path dir;
@@ -35,7 +36,7 @@ class TickerTest
     private final CoreCounters counters = new CoreCounters(ExchangeCounters.inMemory(), 64);
     private final List<Query> queries = new ArrayList<>();
     private final AtomicBoolean stopped = new AtomicBoolean();
-    private final Ticker ticker = new Ticker(nanos::get, INTERVAL_MS, ring, counters, () -> { }, q -> queries.add(q), stopped::get);
+    private final Ticker ticker = new Ticker(nanos::get, INTERVAL_MS, SAMPLE_MS, ring, counters, () -> { }, q -> queries.add(q), stopped::get);
 
     @Test
     void aTickOncePerIntervalOfItsClock()
@@ -57,16 +58,16 @@ class TickerTest
     @Test
     void theMarketsFiguresAreAskedForOnceASecondWhileNoReadIsPending()
     {
-        tick(Ticker.COUNTER_SAMPLE_MS / INTERVAL_MS - 1);
+        tick(SAMPLE_MS / INTERVAL_MS - 1);
         assertTrue(queries.isEmpty(), "less than a second of ticks");
         tick(1);
         assertEquals(1, queries.size());
         assertSame(counters.marketFigures, queries.get(0));
         assertTrue(counters.marketFiguresPending);
-        tick(Ticker.COUNTER_SAMPLE_MS / INTERVAL_MS);
+        tick(SAMPLE_MS / INTERVAL_MS);
         assertEquals(1, queries.size(), "the first read has not run yet");
         counters.marketFiguresPending = false;
-        tick(Ticker.COUNTER_SAMPLE_MS / INTERVAL_MS);
+        tick(SAMPLE_MS / INTERVAL_MS);
         assertEquals(2, queries.size());
     }
 

@@ -243,6 +243,12 @@ public final class Egress implements Agent
         answers.counters(counters);
     }
 
+    /** Before the egress starts: how long a connection it closes is given to take its last frame. */
+    public void closeGraceMs(final long graceMs)
+    {
+        sessions.closeGraceMs(graceMs);
+    }
+
     /** Before the egress starts: also tell {@code tap} every trade, on this thread. */
     public void tradeTap(final TradeTap tap)
     {

@@ -21,13 +21,6 @@ import java.util.concurrent.TimeUnit;
 /** Writes frames: a 4-byte big-endian length, then the message (docs/protocol.md, "Framing"). */
 public final class Frames
 {
-    /**
-     * How long a connection closed for a reason is given to take its last frame (the SessionError)
-     * before it is closed anyway: a peer that stopped reading would otherwise keep its connection,
-     * and everything queued for it, for ever.
-     */
-    public static final long CLOSE_GRACE_MS = 5_000;
-
     /** The user event a connection's pipeline gets once its last frame is out: its session has ended. */
     public static final Object LAST_FRAME_SENT = new Object()
     {
@@ -49,17 +42,18 @@ public final class Frames
      * Writes a connection's last frame, then ends the connection without losing it: once it is out, the
      * server's side is shut (the peer reads the frame, then the end of the stream), whatever the peer
      * still sends is read and dropped, and the connection closes when the peer closes its side, or
-     * after {@link #CLOSE_GRACE_MS} at the latest. Closing at once, with the peer's requests still
+     * after {@code graceMs} at the latest (the gateway's close grace: a peer that stopped reading would
+     * otherwise keep its connection, and everything queued for it, for ever). Closing at once, with the peer's requests still
      * unread, would make the kernel answer them with a reset, which can destroy the last frame in the
      * peer's receive buffer before it is read.
      */
-    public static void writeLastAndClose(final Channel channel, final Object lastFrame)
+    public static void writeLastAndClose(final Channel channel, final Object lastFrame, final long graceMs)
     {
         channel.writeAndFlush(lastFrame).addListener((ChannelFutureListener)f -> lingeringClose(f.channel(), f.isSuccess()));
         final ScheduledFuture<?> deadline = channel.eventLoop().schedule(() ->
         {
             channel.close();
-        }, CLOSE_GRACE_MS, TimeUnit.MILLISECONDS);
+        }, graceMs, TimeUnit.MILLISECONDS);
         channel.closeFuture().addListener(f -> deadline.cancel(false));
     }
 
@@ -110,12 +104,12 @@ public final class Frames
      * and closes as {@link #writeLastAndClose} does. Whatever was queued, the SessionError is then the
      * next frame after the bytes already handed to the kernel, and a peer that reads again gets it.
      */
-    public static void cutOff(final Channel channel, final Object lastFrame)
+    public static void cutOff(final Channel channel, final Object lastFrame, final long graceMs)
     {
         channel.eventLoop().execute(() ->
         {
             dropUnsent(channel);
-            writeLastAndClose(channel, lastFrame);
+            writeLastAndClose(channel, lastFrame, graceMs);
         });
     }
 

@@ -1,5 +1,6 @@
 package io.gpux.gateway.egress;
 
+import io.gpux.gateway.GatewayConfiguration;
 import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
@@ -24,6 +25,7 @@ final class SessionTable
     private final Resends resends;
     private final Consumer<String> log;
     private GatewayCounters counters = GatewayCounters.inMemory();
+    private long closeGraceMs = GatewayConfiguration.CLOSE_GRACE_DEFAULT;
     private final Long2ObjectHashMap<Session> sessions = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> accountSessions = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
@@ -39,6 +41,12 @@ final class SessionTable
     void counters(final GatewayCounters counters)
     {
         this.counters = counters;
+    }
+
+    /** How long a closed session's connection is given to take its last frame (set before the egress starts). */
+    void closeGraceMs(final long graceMs)
+    {
+        this.closeGraceMs = graceMs;
     }
 
     /** The session of the id, or null if it is not (or no longer) attached. */
@@ -273,7 +281,7 @@ final class SessionTable
             if (Frames.claimCutOff(s.channel))
             {
                 counters.slowConsumers.increment();
-                Frames.cutOff(s.channel, buf);
+                Frames.cutOff(s.channel, buf, closeGraceMs);
             }
             else
             {
@@ -282,7 +290,7 @@ final class SessionTable
         }
         else
         {
-            Frames.writeLastAndClose(s.channel, buf);
+            Frames.writeLastAndClose(s.channel, buf, closeGraceMs);
         }
         detach(s);
     }
