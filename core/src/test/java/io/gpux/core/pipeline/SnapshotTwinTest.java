@@ -158,7 +158,11 @@ class SnapshotTwinTest
         assertTrue(twinned.getMessage().contains(expected), twinned.getMessage());
         final IOException alone = assertThrows(IOException.class, () -> recover(true, false));
         assertTrue(alone.getMessage().contains(expected), alone.getMessage());
-        final RuntimeException start = assertThrows(RuntimeException.class, () -> ExchangePipeline.start(context()).close());
+        final RuntimeException start = assertThrows(RuntimeException.class,
+            () -> ExchangePipeline.start(context().snapshotTwin(true)).close());
         assertTrue(start.getMessage().contains(expected), start.getMessage());
+        final IOException startAlone = assertThrows(IOException.class,
+            () -> ExchangePipeline.start(context().snapshotTwin(false)).close());
+        assertTrue(startAlone.getMessage().contains(expected), startAlone.getMessage());
     }
 }
