@@ -166,7 +166,9 @@ public final class ResendStall implements Callable<Integer>
                             "each, spread through the journal) in %.1f s; fleet of %d leased machines%n",
                             events, accounts, quiet, quietEvents, historySeconds, fleet);
                     }
-                    phases.addAll(measure(exchange, keys, loops, probeLoop, shared ? "SHARED" : "DEDICATED"));
+                    // each layout's probe bids take client order ids of their own on the one data directory
+                    final long firstOrderId = 1_000_000_000L * (1 + phases.size() / PHASES.length);
+                    phases.addAll(measure(exchange, keys, loops, probeLoop, shared ? "SHARED" : "DEDICATED", firstOrderId));
                 }
             }
             final String line = json(historyEvents, historySeconds, phases);
@@ -265,11 +267,10 @@ public final class ResendStall implements Callable<Integer>
     }
 
     private List<Phase> measure(final Exchange exchange, final ResendStallHistory.Keys keys, final EventLoopGroup loops,
-        final EventLoopGroup probeLoop, final String layout)
+        final EventLoopGroup probeLoop, final String layout, final long firstOrderId)
         throws Exception
     {
         final int perPhase = probeRate * seconds;
-        final long firstOrderId = System.currentTimeMillis() * 1_000;
         final int warmupBids = probeRate * warmup;
         final Probe probe = new Probe(warmupBids + perPhase * PHASES.length, firstOrderId);
         final URI metrics = URI.create("http://127.0.0.1:" + exchange.metricsPort() + "/metrics");

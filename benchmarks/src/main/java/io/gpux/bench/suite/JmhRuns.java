@@ -82,8 +82,9 @@ final class JmhRuns extends Section
         }
         catch (final Exception e)
         {
+            // the report lists the failure; one line here says which benchmark and why, without a stack trace
             report.failures.add(name + ": " + e);
-            e.printStackTrace();
+            System.err.println("gpux bench: " + name + " failed: " + e);
             return null;
         }
     }
