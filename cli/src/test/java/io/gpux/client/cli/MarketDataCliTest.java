@@ -8,7 +8,7 @@ import io.gpux.client.ClientContext;
 import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
 import io.gpux.common.Money;
-import io.gpux.client.cli.GpuxCliTest.Run;
+import io.gpux.client.cli.CliRuns.Run;
 import io.gpux.gateway.Exchange;
 import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.CandleInterval;
@@ -286,6 +286,6 @@ class MarketDataCliTest
         final String[] all = Arrays.copyOf(args, args.length + 2);
         all[args.length] = "--port";
         all[args.length + 1] = Integer.toString(exchange.port());
-        return GpuxCliTest.raw(Map.of(), all);
+        return CliRuns.raw(Map.of(), all);
     }
 }

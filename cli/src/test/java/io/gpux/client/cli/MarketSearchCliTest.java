@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpux.client.ClientContext;
 import io.gpux.client.GpuxClient;
 import io.gpux.client.RequestFailedException;
-import io.gpux.client.cli.GpuxCliTest.Run;
+import io.gpux.client.cli.CliRuns.Run;
 import io.gpux.gateway.Exchange;
 import io.gpux.gateway.ExchangeContext;
 import io.gpux.proto.v1.Envelope;
@@ -350,7 +350,7 @@ class MarketSearchCliTest
         final String[] all = Arrays.copyOf(args, args.length + 2);
         all[args.length] = "--port";
         all[args.length + 1] = Integer.toString(exchange.port());
-        return GpuxCliTest.raw(Map.of(), all);
+        return CliRuns.raw(Map.of(), all);
     }
 
     /** The JSON lines of one type. */

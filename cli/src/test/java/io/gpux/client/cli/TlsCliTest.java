@@ -67,7 +67,7 @@ class TlsCliTest
         final String renter = account("tls-renter", "RENTER", "100");
         ok(pinned("admin", "market", "create", "TLS-TEST", "--key-file", adminKey));
 
-        final Background agent = new Background(Map.of(), "agent", "--nvidia-smi", GpuxCliTest.fakeNvidiaSmi(dir), "--market",
+        final Background agent = new Background(Map.of(), "agent", "--nvidia-smi", CliRuns.fakeNvidiaSmi(dir), "--market",
             "TLS-TEST", "--name", "tls-node", "--interval", "100ms", "--reserve", "1.5", "--run-for", "20s", "--json",
             "--key-file", owner, "--tls-fingerprint", fingerprint);
         agent.awaitOut("\"event\":\"ask\"");
@@ -87,7 +87,7 @@ class TlsCliTest
     {
         final String other = Certificates.fingerprint(Certificates.selfSigned("other", List.of("localhost"), false,
             Instant.now(), Duration.ofDays(1)).certificate());
-        GpuxCliTest.Run run = cli(Map.of(), "leases", "--key-file", adminKey, "--tls-fingerprint", other);
+        CliRuns.Run run = cli(Map.of(), "leases", "--key-file", adminKey, "--tls-fingerprint", other);
         assertEquals(3, run.status(), run.toString());
         assertEquals("gpux leases: cannot reach the gateway at 127.0.0.1:" + exchange.port() + ": TLS handshake failed: " +
             "server certificate fingerprint " + fingerprint + " does not match the pinned " + other + "\n", run.err());
@@ -125,12 +125,12 @@ class TlsCliTest
 
     private static void usage(final String message, final Map<String, String> env, final String... args)
     {
-        final GpuxCliTest.Run run = cli(env, args);
+        final CliRuns.Run run = cli(env, args);
         assertEquals(2, run.status(), run.toString());
         assertEquals("gpux " + args[0] + ": " + message + "\n", run.err());
     }
 
-    private static void oneLine(final GpuxCliTest.Run run)
+    private static void oneLine(final CliRuns.Run run)
     {
         assertEquals(1, run.err().split("\n").length, run.toString());
         assertFalse(run.err().contains("\tat ") || run.err().contains("Exception"), run.toString());
@@ -148,7 +148,7 @@ class TlsCliTest
         return keyFile.toString();
     }
 
-    private static GpuxCliTest.Run pinned(final String... args)
+    private static CliRuns.Run pinned(final String... args)
     {
         final String[] all = Arrays.copyOf(args, args.length + 2);
         all[args.length] = "--tls-fingerprint";
@@ -156,21 +156,16 @@ class TlsCliTest
         return cli(Map.of(), all);
     }
 
-    private static GpuxCliTest.Run ok(final GpuxCliTest.Run run)
+    private static CliRuns.Run ok(final CliRuns.Run run)
     {
         assertEquals(0, run.status(), run.toString());
         return run;
     }
 
     /** {@code gpux ARGS --port <the exchange's port>} with the environment {@code env}. */
-    private static GpuxCliTest.Run cli(final Map<String, String> env, final String... args)
+    private static CliRuns.Run cli(final Map<String, String> env, final String... args)
     {
-        final String[] all = withPort(args);
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int status = GpuxCli.commandLine(new GpuxCli(env))
-            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(all);
-        return new GpuxCliTest.Run(status, out.toString(), err.toString());
+        return CliRuns.raw(env, withPort(args));
     }
 
     private static String[] withPort(final String... args)
