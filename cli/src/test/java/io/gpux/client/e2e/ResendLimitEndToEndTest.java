@@ -9,6 +9,7 @@ import io.gpux.gateway.auth.Authenticator;
 import io.gpux.proto.v1.AccountEvent;
 import io.gpux.proto.v1.Cancel;
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.Heartbeat;
 import io.gpux.proto.v1.Login;
 import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.SessionError;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -31,6 +33,8 @@ import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import static io.gpux.client.e2e.E2e.MARKET;
@@ -97,8 +101,12 @@ class ResendLimitEndToEndTest
         }
     }
 
-    /** A connection that logs in asking for the whole history, reads the LoginAccepted, and then nothing. */
-    private static Socket stalledResend(final int port, final E2e.Key key) throws Exception
+    /**
+     * A connection that logs in asking for the whole history, reads the LoginAccepted, and then reads
+     * nothing; it sends a Heartbeat every half interval as a live client would, so that the gateway keeps
+     * it (and the resend it holds) until the test closes it, however late the other client's reconnect.
+     */
+    private static AutoCloseable stalledResend(final int port, final E2e.Key key) throws Exception
     {
         final Socket socket = new Socket();
         socket.setReceiveBufferSize(4096);
@@ -119,7 +127,33 @@ class ResendLimitEndToEndTest
         in.readFully(frame);
         final Envelope accepted = Envelope.parseFrom(frame);
         assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, accepted.getBodyCase(), accepted::toString);
-        return socket;
+        final ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread t = new Thread(r, "stalled-resend-heartbeats");
+            t.setDaemon(true);
+            return t;
+        });
+        beats.scheduleAtFixedRate(() ->
+        {
+            final byte[] beat = Envelope.newBuilder().setHeartbeat(Heartbeat.newBuilder()
+                .setTimeMs(System.currentTimeMillis())).build().toByteArray();
+            try
+            {
+                out.writeInt(beat.length);
+                out.write(beat);
+                out.flush();
+            }
+            catch (final IOException closed)
+            {
+                beats.shutdown();
+            }
+        }, 0, HEARTBEAT_MS / 2, TimeUnit.MILLISECONDS);
+        return () ->
+        {
+            beats.shutdownNow();
+            beats.awaitTermination(5, TimeUnit.SECONDS);
+            socket.close();
+        };
     }
 
     @Test
@@ -142,7 +176,7 @@ class ResendLimitEndToEndTest
         final Recorder seen = new Recorder("resuming");
         final GpuxClient resuming = opened(E2e.connect(proxy.port(), key, seen,
             ctx -> ctx.reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200))));
-        final Socket stalled = opened(stalledResend(port, key));
+        final AutoCloseable stalled = opened(stalledResend(port, key));
 
         // the resuming client goes deaf and misses events; when it notices and reconnects it needs a resend
         proxy.suspendAll();
