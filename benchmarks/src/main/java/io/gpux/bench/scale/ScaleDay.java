@@ -1,12 +1,15 @@
 package io.gpux.bench.scale;
 
 import io.gpux.bench.LatencyLine;
+import io.gpux.bench.ResultFile;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
 import io.gpux.engine.command.TimeInForce;
 import io.gpux.core.pipeline.ExchangePipeline;
 import io.gpux.core.pipeline.PipelineContext;
+import io.gpux.gateway.egress.WorkProbe;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -25,7 +28,8 @@ import java.util.stream.Stream;
  * fill into leases that expire or are released, high bids preempt, owners reclaim and post again. Market
  * time comes from an injected clock and TICKs, so a day runs as fast as the engine applies it; the
  * compression shortens the day (the heartbeat interval stays 5 s). The benchmark's thread is the
- * exchange's core (the pipeline is polled), and every poll, one engine batch, is timed.
+ * exchange's core (the pipeline is polled), and every poll, one engine batch, is timed twice: by the wall clock and
+ * by the thread's CPU time, which leaves out whatever the scheduler (or a collector's pause) kept it from running.
  */
 @CommandLine.Command(name = "scale-day", mixinStandardHelpOptions = true)
 public final class ScaleDay implements Callable<Integer>
@@ -62,6 +66,9 @@ public final class ScaleDay implements Callable<Integer>
     @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
     Path dir;
 
+    @Option(names = "--json", description = "also write the figures to this file")
+    Path json;
+
     /** The figures of one run, for the caller (and the smoke test). */
     Result result;
 
@@ -73,8 +80,9 @@ public final class ScaleDay implements Callable<Integer>
     /** What a run measured. */
     record Result(long commands, long leasesStarted, long leasesEnded, long preemptions, long reclaimRequests,
         long reclaimNotices, long released, double wallSeconds, long heapBytes, long snapshotBytes, long snapshotNs,
-        long snapshotCloseNs, double replayRestartSeconds, long replayedAfterPeriodicSnapshot, double restartSeconds, long replayedOnRestart,
-        Histogram batchNs, Histogram queryNs)
+        long snapshotCpuNs, long snapshotCloseNs, double replayRestartSeconds, long replayedAfterPeriodicSnapshot,
+        double restartSeconds, long replayedOnRestart, Histogram batchNs, Histogram batchCpuNs, Histogram queryNs,
+        Histogram queryCpuNs)
     {
     }
 
@@ -130,9 +138,11 @@ public final class ScaleDay implements Callable<Integer>
             }
             final long heap = heapAfterGc();
             final Result res = new Result(d.published, d.started, d.ended, d.preempted, d.reclaims, d.reclaimed,
-                d.releasedCount, d.wall, heap, snapshotBytes, crash.snapshotNs, crash.snapshotCloseNs, crash.seconds,
-                crash.replayed, restartSeconds, replayedOnRestart, d.batchNs, d.queryNs);
+                d.releasedCount, d.wall, heap, snapshotBytes, crash.snapshotNs, crash.snapshotCpuNs, crash.snapshotCloseNs,
+                crash.seconds, crash.replayed, restartSeconds, replayedOnRestart, d.batchNs, d.batchCpuNs, d.queryNs,
+                d.queryCpuNs);
             print(res);
+            writeJson(res);
             return res;
         }
     }
@@ -238,7 +248,7 @@ public final class ScaleDay implements Callable<Integer>
     }
 
     /** What the restart after a crash at the end of the day took. */
-    private record CrashRestart(double seconds, long replayed, long snapshotNs, long snapshotCloseNs)
+    private record CrashRestart(double seconds, long replayed, long snapshotNs, long snapshotCpuNs, long snapshotCloseNs)
     {
     }
 
@@ -248,7 +258,8 @@ public final class ScaleDay implements Callable<Integer>
         final long r0 = System.nanoTime();
         final double replayRestartSeconds;
         final long replayed;
-        final long snapshotNs;
+        long snapshotNs;
+        long snapshotCpuNs;
         final long snapshotCloseNs;
         final ExchangePipeline crashed = ExchangePipeline.start(restartContext(data, now));
         try
@@ -262,12 +273,17 @@ public final class ScaleDay implements Callable<Integer>
             {
                 crashed.poll(batch);
             }
-            final long s0 = System.nanoTime();
-            while (crashed.poll(batch) == 0)
+            // the one poll that applies it, by the wall clock and by the engine thread's CPU time
+            int applied;
+            do
             {
-                Thread.onSpinWait();
+                final long s0 = System.nanoTime();
+                final long c0 = WorkProbe.Timer.threadCpuNs();
+                applied = crashed.poll(batch);
+                snapshotCpuNs = WorkProbe.Timer.threadCpuNs() - c0;
+                snapshotNs = System.nanoTime() - s0;
             }
-            snapshotNs = System.nanoTime() - s0;
+            while (applied == 0);
         }
         finally
         {
@@ -277,7 +293,7 @@ public final class ScaleDay implements Callable<Integer>
             crashed.close();
             snapshotCloseNs = System.nanoTime() - c0;
         }
-        return new CrashRestart(replayRestartSeconds, replayed, snapshotNs, snapshotCloseNs);
+        return new CrashRestart(replayRestartSeconds, replayed, snapshotNs, snapshotCpuNs, snapshotCloseNs);
     }
 
     private static PipelineContext restartContext(final Path data, final long[] now)
@@ -300,18 +316,42 @@ public final class ScaleDay implements Callable<Integer>
         {
             System.out.printf("portfolio queries, each on the engine thread (us): %s (%,d queries)%n",
                 LatencyLine.of(r.queryNs), r.queryNs.getTotalCount());
+            System.out.printf("portfolio queries, the engine thread's CPU time (us): %s%n", LatencyLine.of(r.queryCpuNs));
         }
         System.out.printf("engine batch time (us): %s (%,d batches)%n", LatencyLine.of(r.batchNs),
             r.batchNs.getTotalCount());
-        System.out.printf("snapshot: %,d bytes; the engine thread's batch with the TICK that asked for it %.3f ms (the " +
-            "replica serializes and writes it off the thread); close, waiting for the replica to load, catch up and " +
-            "write it: %.2f s%n", r.snapshotBytes, r.snapshotNs / 1e6, r.snapshotCloseNs / 1e9);
+        System.out.printf("engine batch CPU time (us): %s%n", LatencyLine.of(r.batchCpuNs));
+        System.out.printf("snapshot: %,d bytes; the engine thread's batch with the TICK that asked for it %.3f ms, %.3f ms " +
+            "of its CPU (the replica serializes and writes it off the thread); close, waiting for the replica to load, " +
+            "catch up and write it: %.2f s%n", r.snapshotBytes, r.snapshotNs / 1e6, r.snapshotCpuNs / 1e6,
+            r.snapshotCloseNs / 1e9);
         System.out.printf("restart after the day: %.2f s (%,d commands replayed after the last periodic snapshot)%n",
             r.replayRestartSeconds, r.replayedAfterPeriodicSnapshot);
         System.out.printf("restart from the end-of-day snapshot: %.2f s (%,d commands replayed)%n", r.restartSeconds,
             r.replayedOnRestart);
         System.out.printf("heap used after GC, the restarted exchange holding the day (engine and snapshot replica): " +
             "%,d MiB%n", r.heapBytes >> 20);
+    }
+
+    /** The figures into the {@code --json} file, if one was asked for: wall and CPU time side by side. */
+    private void writeJson(final Result r) throws IOException
+    {
+        final ObjectNode f = ResultFile.create();
+        f.put("benchmark", "scale-day");
+        f.put("cores", Runtime.getRuntime().availableProcessors());
+        f.put("loadAverage", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        f.put("machines", machines).put("renters", renters).put("leases", leases).put("compression", compression)
+            .put("portfolioQueriesPerSecond", portfolioQueries).put("batch", batch).put("seed", seed);
+        f.put("commands", r.commands).put("wallSeconds", r.wallSeconds).put("heapBytes", r.heapBytes)
+            .put("snapshotBytes", r.snapshotBytes).put("snapshotTickBatchUs", r.snapshotNs / 1e3)
+            .put("snapshotTickBatchCpuUs", r.snapshotCpuNs / 1e3).put("snapshotCloseSeconds", r.snapshotCloseNs / 1e9)
+            .put("restartAfterDaySeconds", r.replayRestartSeconds).put("replayedAfterPeriodicSnapshot", r.replayedAfterPeriodicSnapshot)
+            .put("restartFromSnapshotSeconds", r.restartSeconds);
+        ResultFile.latency(f, "batchUs", r.batchNs);
+        ResultFile.latency(f, "batchCpuUs", r.batchCpuNs);
+        ResultFile.latency(f, "portfolioQueryUs", r.queryNs);
+        ResultFile.latency(f, "portfolioQueryCpuUs", r.queryCpuNs);
+        ResultFile.write(json, f);
     }
 
     private void setup(final ScaleDayDriver d)

@@ -203,6 +203,8 @@ public final class Egress implements Agent
     private final Attacher attacher;
     private final Resends.Step advance;
     private TradeTap tradeTap;
+    /** Times each resend slice for a benchmark's probe; null: not timed. */
+    private volatile WorkProbe.Timer resendSlice;
     private volatile boolean caughtUp;
     private Runnable wake = () -> { };
     private GatewayCounters counters = GatewayCounters.inMemory();
@@ -253,6 +255,13 @@ public final class Egress implements Agent
     public void tradeTap(final TradeTap tap)
     {
         this.tradeTap = tap;
+    }
+
+    /** From any thread: tell {@code probe} the wall and CPU time of each resend slice and portfolio encode from now on (null: none). */
+    public void workProbe(final WorkProbe probe)
+    {
+        resendSlice = WorkProbe.Timer.of(probe, WorkProbe.Work.RESEND_SLICE);
+        answers.workProbe(probe);
     }
 
     /** Called after every message queued and every batch of completions, from the queuing thread: wakes the egress's thread. */
@@ -410,8 +419,17 @@ public final class Egress implements Agent
         working = true;
         try
         {
+            final WorkProbe.Timer timer = resendSlice;
+            if (timer != null)
+            {
+                timer.start();
+            }
             final int work = resends.run(advance);
             sessions.flush();
+            if (timer != null)
+            {
+                timer.stop();
+            }
             return work;
         }
         finally
