@@ -32,6 +32,9 @@ final class ScaleDayDriver
     final Histogram queryNs = new Histogram(60_000_000_000L, 3);
     /** The same queries' CPU time on the engine thread. */
     final Histogram queryCpuNs = new Histogram(60_000_000_000L, 3);
+    /** Which batch and which query (counting from 1) took the most CPU time. */
+    long batchCpuMaxAt;
+    long queryCpuMaxAt;
     private final io.gpux.gateway.directory.Directory directory = new io.gpux.gateway.directory.Directory();
 
     ScaleDayDriver(final int batch)
@@ -48,7 +51,12 @@ final class ScaleDayDriver
             final long cpu = WorkProbe.Timer.threadCpuNs();
             io.gpux.gateway.egress.PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory,
                 Map.of());
-            queryCpuNs.recordValue(WorkProbe.Timer.threadCpuNs() - cpu);
+            final long used = WorkProbe.Timer.threadCpuNs() - cpu;
+            if (used > queryCpuNs.getMaxValue())
+            {
+                queryCpuMaxAt = queryCpuNs.getTotalCount() + 1;
+            }
+            queryCpuNs.recordValue(used);
             queryNs.recordValue(System.nanoTime() - t);
         };
         while (!pipeline.tryPublishQuery(query))
@@ -98,7 +106,12 @@ final class ScaleDayDriver
         final int n = pipeline.poll(batch);
         if (n > 0)
         {
-            batchCpuNs.recordValue(WorkProbe.Timer.threadCpuNs() - cpu);
+            final long used = WorkProbe.Timer.threadCpuNs() - cpu;
+            if (used > batchCpuNs.getMaxValue())
+            {
+                batchCpuMaxAt = batchCpuNs.getTotalCount() + 1;
+            }
+            batchCpuNs.recordValue(used);
             batchNs.recordValue(System.nanoTime() - t);
         }
         return n;

@@ -37,6 +37,8 @@ class ScaleDayTest
         assertEquals(r.batchNs().getTotalCount(), r.batchCpuNs().getTotalCount());
         assertTrue(r.batchCpuNs().getMaxValue() > 0 && r.batchCpuNs().getMaxValue() <= r.batchNs().getMaxValue(), r.toString());
         assertTrue(r.snapshotCpuNs() > 0 && r.snapshotCpuNs() <= r.snapshotNs(), r.toString());
+        assertTrue(r.tickCpuNs() > 0 && r.tickCpuNs() <= r.tickNs(), r.toString());
+        assertTrue(r.batchCpuMaxAt() >= 1 && r.batchCpuMaxAt() <= r.batchCpuNs().getTotalCount(), r.toString());
 
         assertEquals(0, r.queryNs().getTotalCount());
 
@@ -45,6 +47,7 @@ class ScaleDayTest
         // 30 s of market time, 3 queries a second
         assertEquals(90, again.queryNs().getTotalCount());
         assertEquals(90, again.queryCpuNs().getTotalCount());
+        assertTrue(again.queryCpuMaxAt() >= 1 && again.queryCpuMaxAt() <= 90, again.toString());
         assertTrue(again.queryCpuNs().getMaxValue() > 0 && again.queryCpuNs().getMaxValue() <= again.queryNs().getMaxValue(),
             again.toString());
         assertEquals(r.commands(), again.commands());
