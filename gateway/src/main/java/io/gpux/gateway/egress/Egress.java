@@ -35,7 +35,8 @@ import java.util.function.Supplier;
  * from the document last read, else a binary search), so it reads O(missing events) documents, times
  * O(log n) for those far apart, and none of the journal between them. It is advanced by
  * {@link #resend()} a bounded slice per duty cycle ({@link Resends#BUDGET} documents across every
- * resending session, {@link Resends#QUANTUM} at a time, round-robin), and not at all while the
+ * resending session, {@link Resends#QUANTUM} at a time, round-robin, and {@link Resends#SLICE_NS} of
+ * time at most, give or take a turn), and not at all while the
  * session's connection is not writable. It goes on through the account's events that came meanwhile
  * until it has sent the newest the live tail has; then the session goes live, on this thread, between
  * two events: no gap, nothing twice. Whatever else the session is sent meanwhile (answers, market
@@ -404,7 +405,7 @@ public final class Egress implements Agent
 
     /**
      * The resend part of a duty cycle: advances the resends in progress by {@link Resends#BUDGET}
-     * journal records at most, in turn, skipping a session whose connection is not writable (a peer
+     * journal records and about {@link Resends#SLICE_NS} at most, in turn, skipping a session whose connection is not writable (a peer
      * that does not read stops costing anything; it is cut off as a slow consumer by the gateway's
      * usual rule, or times out).
      *
