@@ -12,6 +12,7 @@ import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.offers.OfferBoard;
 import io.gpux.gateway.offers.OfferQueries;
 import io.gpux.gateway.egress.Egress;
+import io.gpux.gateway.egress.WorkProbe;
 import io.gpux.gateway.dashboard.Dashboard;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.metrics.GatewayCounters;
@@ -411,6 +412,16 @@ public final class Exchange implements AutoCloseable
     public int metricsPort()
     {
         return metrics == null ? -1 : metrics.port();
+    }
+
+    /**
+     * For benchmarks: from now on, tell {@code probe} the wall and CPU time of each portfolio copy (core thread),
+     * portfolio encode and resend slice (egress thread); null stops it. Without a probe nothing is timed.
+     */
+    public void workProbe(final WorkProbe probe)
+    {
+        queries.workProbe(probe);
+        egress.workProbe(probe);
     }
 
     /** Sessions logged in now. */

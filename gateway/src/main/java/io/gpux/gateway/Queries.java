@@ -14,6 +14,7 @@ import io.gpux.gateway.directory.MachineTelemetry;
 import io.gpux.gateway.egress.Egress;
 import io.gpux.gateway.egress.PortfolioView;
 import io.gpux.gateway.egress.ProtoMapping;
+import io.gpux.gateway.egress.WorkProbe;
 import io.gpux.gateway.marketdata.MarketData;
 import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.session.Session;
@@ -46,12 +47,19 @@ final class Queries
     /** Core thread only. */
     private final Command scratch = new Command();
     private final Quote quote = new Quote();
+    /** Times each portfolio copy for a benchmark's probe; null: not timed. Used on the core thread only. */
+    private volatile WorkProbe.Timer portfolioCopy;
 
     Queries(final Directory directory, final MarketData marketData, final Map<Long, MachineTelemetry> telemetry)
     {
         this.directory = directory;
         this.marketData = marketData;
         this.telemetry = telemetry;
+    }
+
+    void workProbe(final WorkProbe probe)
+    {
+        portfolioCopy = WorkProbe.Timer.of(probe, WorkProbe.Work.PORTFOLIO_COPY);
     }
 
     void egress(final Egress egress)
@@ -175,9 +183,18 @@ final class Queries
     {
         return engine ->
         {
+            final WorkProbe.Timer timer = portfolioCopy;
+            if (timer != null)
+            {
+                timer.start();
+            }
             final io.gpux.engine.funds.Account account = engine.account(s.accountId);
-            egress.put(new Egress.PortfolioAnswer(s, rid, PortfolioView.copy(account, engine.lastCommandTime(), directory, telemetry),
-                engine.eventSequence(), account == null ? 0 : account.lastSeq));
+            final PortfolioView view = PortfolioView.copy(account, engine.lastCommandTime(), directory, telemetry);
+            if (timer != null)
+            {
+                timer.stop();
+            }
+            egress.put(new Egress.PortfolioAnswer(s, rid, view, engine.eventSequence(), account == null ? 0 : account.lastSeq));
         };
     }
 

@@ -51,7 +51,9 @@ import java.util.stream.Stream;
  * so the egress resends those accounts' whole histories; portfolio queries, at a high rate, of an owner and a
  * renter with many machines and leases. Each second the
  * exchange's metrics endpoint is read for the core's batch time (one batch in 16 timed, the window's maximum)
- * and the resends in progress. Both thread layouts are run: SHARED (core and egress on the gateway's event
+ * and the resends in progress. Each portfolio copy (core thread), portfolio encode and resend slice (egress
+ * thread) is timed by the wall clock and by the thread's CPU time ({@link WorkTimes}), so that the work each causes
+ * is told from the scheduler's delays. Both thread layouts are run: SHARED (core and egress on the gateway's event
  * loop, the default) and DEDICATED, the second on the same data directory after a restart.
  *
  * <p>Prints a summary per layout and phase and, last, one line of JSON with every figure.
@@ -113,7 +115,7 @@ public final class ResendStall implements Callable<Integer>
     /** One phase of one layout. */
     public record Phase(String layout, String phase, Histogram probeNs, long probeErrors, Histogram batchMaxNs,
         long secondsWithBatchOver1ms, long logins, long eventsResent, long maxResendsInProgress,
-        long queriesAnswered)
+        long queriesAnswered, WorkTimes.Phase work)
     {
     }
 
@@ -168,7 +170,10 @@ public final class ResendStall implements Callable<Integer>
                     }
                     // each layout's probe bids take client order ids of their own on the one data directory
                     final long firstOrderId = 1_000_000_000L * (1 + phases.size() / PHASES.length);
-                    phases.addAll(measure(exchange, keys, loops, probeLoop, shared ? "SHARED" : "DEDICATED", firstOrderId));
+                    final WorkTimes work = new WorkTimes();
+                    exchange.workProbe(work);
+                    phases.addAll(measure(exchange, keys, loops, probeLoop, shared ? "SHARED" : "DEDICATED", firstOrderId,
+                        work));
                 }
             }
             final String line = json(historyEvents, historySeconds, phases);
@@ -267,7 +272,7 @@ public final class ResendStall implements Callable<Integer>
     }
 
     private List<Phase> measure(final Exchange exchange, final ResendStallHistory.Keys keys, final EventLoopGroup loops,
-        final EventLoopGroup probeLoop, final String layout, final long firstOrderId)
+        final EventLoopGroup probeLoop, final String layout, final long firstOrderId, final WorkTimes work)
         throws Exception
     {
         final int perPhase = probeRate * seconds;
@@ -284,7 +289,7 @@ public final class ResendStall implements Callable<Integer>
             pace(client, probe, 0, warmupBids, -1, System.nanoTime());
             for (int phase = 0; phase < PHASES.length; phase++)
             {
-                phases.add(measurePhase(exchange, keys, loops, client, probe, metrics, layout, phase, warmupBids));
+                phases.add(measurePhase(exchange, keys, loops, client, probe, metrics, layout, phase, warmupBids, work));
             }
         }
         return phases;
@@ -293,8 +298,9 @@ public final class ResendStall implements Callable<Integer>
     /** One phase: its load started, the probe paced through it, the load stopped and the phase's figures. */
     private Phase measurePhase(final Exchange exchange, final ResendStallHistory.Keys keys, final EventLoopGroup loops,
         final GpuxClient client, final Probe probe, final URI metrics, final String layout, final int phase,
-        final int warmupBids) throws Exception
+        final int warmupBids, final WorkTimes work) throws Exception
     {
+        work.reset();
         final int perPhase = probeRate * seconds;
         final AtomicLong stop = new AtomicLong();
         final List<Thread> load = new ArrayList<>();
@@ -339,7 +345,7 @@ public final class ResendStall implements Callable<Integer>
         read.await();
         final Phase result = new Phase(layout, PHASES[phase], copy, probe.errors.get() - errorsBefore, batchMax, over[0],
             logins.get(), resenders.stream().mapToLong(r -> r.events.get()).sum(), maxResends[0],
-            portfolios.answered.get());
+            portfolios.answered.get(), work.take());
         print(result);
         return result;
     }
@@ -502,10 +508,10 @@ public final class ResendStall implements Callable<Integer>
     private static void print(final Phase p)
     {
         System.out.printf(Locale.ROOT, "%-9s %-10s probe bid -> fill, us (%,d): %s; core batch max per second, us: " +
-            "p50 %.1f max %.1f, seconds over 1 ms %d; logins %,d (%,d events resent, resends at once at most %d); portfolios %,d%n",
+            "p50 %.1f max %.1f, seconds over 1 ms %d; logins %,d (%,d events resent, resends at once at most %d); portfolios %,d%s%n",
             p.layout, p.phase, p.probeNs.getTotalCount(), LatencyLine.of(p.probeNs),
             p.batchMaxNs.getValueAtPercentile(50) / 1e3, p.batchMaxNs.getMaxValue() / 1e3, p.secondsWithBatchOver1ms,
-            p.logins, p.eventsResent, p.maxResendsInProgress, p.queriesAnswered);
+            p.logins, p.eventsResent, p.maxResendsInProgress, p.queriesAnswered, p.work.lines());
     }
 
     private String json(final long historyEvents, final double historySeconds, final List<Phase> phases)
@@ -523,11 +529,12 @@ public final class ResendStall implements Callable<Integer>
                 "{\"layout\":\"%s\",\"phase\":\"%s\",\"probeCount\":%d,\"probeErrors\":%d,\"probeP50Us\":%.1f," +
                     "\"probeP99Us\":%.1f,\"probeP999Us\":%.1f,\"probeMaxUs\":%.1f,\"batchMaxP50Us\":%.1f," +
                     "\"batchMaxUs\":%.1f,\"secondsWithBatchOver1ms\":%d,\"logins\":%d,\"eventsResent\":%d," +
-                    "\"maxResendsInProgress\":%d,\"portfoliosAnswered\":%d}",
+                    "\"maxResendsInProgress\":%d,\"portfoliosAnswered\":%d%s}",
                 p.layout, p.phase, p.probeNs.getTotalCount(), p.probeErrors, p.probeNs.getValueAtPercentile(50) / 1e3,
                 p.probeNs.getValueAtPercentile(99) / 1e3, p.probeNs.getValueAtPercentile(99.9) / 1e3,
                 p.probeNs.getMaxValue() / 1e3, p.batchMaxNs.getValueAtPercentile(50) / 1e3, p.batchMaxNs.getMaxValue() / 1e3,
-                p.secondsWithBatchOver1ms, p.logins, p.eventsResent, p.maxResendsInProgress, p.queriesAnswered));
+                p.secondsWithBatchOver1ms, p.logins, p.eventsResent, p.maxResendsInProgress, p.queriesAnswered,
+                p.work.json()));
         }
         return s.append("]}").toString();
     }

@@ -1,12 +1,15 @@
 package io.gpux.bench.scale;
 
 import io.gpux.bench.LatencyLine;
+import io.gpux.bench.ResultFile;
 import io.gpux.engine.command.Command;
 import io.gpux.engine.command.CommandType;
 import io.gpux.engine.command.Roles;
 import io.gpux.engine.command.TimeInForce;
 import io.gpux.core.pipeline.ExchangePipeline;
 import io.gpux.core.pipeline.PipelineContext;
+import io.gpux.gateway.egress.WorkProbe;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -25,7 +28,8 @@ import java.util.stream.Stream;
  * fill into leases that expire or are released, high bids preempt, owners reclaim and post again. Market
  * time comes from an injected clock and TICKs, so a day runs as fast as the engine applies it; the
  * compression shortens the day (the heartbeat interval stays 5 s). The benchmark's thread is the
- * exchange's core (the pipeline is polled), and every poll, one engine batch, is timed.
+ * exchange's core (the pipeline is polled), and every poll, one engine batch, is timed twice: by the wall clock and
+ * by the thread's CPU time, which leaves out whatever the scheduler (or a collector's pause) kept it from running.
  */
 @CommandLine.Command(name = "scale-day", mixinStandardHelpOptions = true)
 public final class ScaleDay implements Callable<Integer>
@@ -62,6 +66,9 @@ public final class ScaleDay implements Callable<Integer>
     @Option(names = "--dir", description = "data directory (default: a temporary one, deleted after)")
     Path dir;
 
+    @Option(names = "--json", description = "also write the figures to this file")
+    Path json;
+
     /** The figures of one run, for the caller (and the smoke test). */
     Result result;
 
@@ -72,9 +79,10 @@ public final class ScaleDay implements Callable<Integer>
 
     /** What a run measured. */
     record Result(long commands, long leasesStarted, long leasesEnded, long preemptions, long reclaimRequests,
-        long reclaimNotices, long released, double wallSeconds, long heapBytes, long snapshotBytes, long snapshotNs,
-        long snapshotCloseNs, double replayRestartSeconds, long replayedAfterPeriodicSnapshot, double restartSeconds, long replayedOnRestart,
-        Histogram batchNs, Histogram queryNs)
+        long reclaimNotices, long released, double wallSeconds, long heapBytes, long snapshotBytes, long tickNs,
+        long tickCpuNs, long snapshotNs, long snapshotCpuNs, long snapshotCloseNs, double replayRestartSeconds, long replayedAfterPeriodicSnapshot,
+        double restartSeconds, long replayedOnRestart, Histogram batchNs, Histogram batchCpuNs, long batchCpuMaxAt,
+        Histogram queryNs, Histogram queryCpuNs, long queryCpuMaxAt)
     {
     }
 
@@ -130,9 +138,12 @@ public final class ScaleDay implements Callable<Integer>
             }
             final long heap = heapAfterGc();
             final Result res = new Result(d.published, d.started, d.ended, d.preempted, d.reclaims, d.reclaimed,
-                d.releasedCount, d.wall, heap, snapshotBytes, crash.snapshotNs, crash.snapshotCloseNs, crash.seconds,
-                crash.replayed, restartSeconds, replayedOnRestart, d.batchNs, d.queryNs);
+                d.releasedCount, d.wall, heap, snapshotBytes, crash.tickNs, crash.tickCpuNs, crash.snapshotNs,
+                crash.snapshotCpuNs, crash.snapshotCloseNs,
+                crash.seconds, crash.replayed, restartSeconds, replayedOnRestart, d.batchNs, d.batchCpuNs, d.batchCpuMaxAt,
+                d.queryNs, d.queryCpuNs, d.queryCpuMaxAt);
             print(res);
+            writeJson(res);
             return res;
         }
     }
@@ -238,7 +249,8 @@ public final class ScaleDay implements Callable<Integer>
     }
 
     /** What the restart after a crash at the end of the day took. */
-    private record CrashRestart(double seconds, long replayed, long snapshotNs, long snapshotCloseNs)
+    private record CrashRestart(double seconds, long replayed, long tickNs, long tickCpuNs, long snapshotNs, long snapshotCpuNs,
+        long snapshotCloseNs)
     {
     }
 
@@ -248,7 +260,8 @@ public final class ScaleDay implements Callable<Integer>
         final long r0 = System.nanoTime();
         final double replayRestartSeconds;
         final long replayed;
-        final long snapshotNs;
+        final long[] plain;
+        final long[] requested;
         final long snapshotCloseNs;
         final ExchangePipeline crashed = ExchangePipeline.start(restartContext(data, now));
         try
@@ -256,18 +269,11 @@ public final class ScaleDay implements Callable<Integer>
             replayRestartSeconds = (System.nanoTime() - r0) / 1e9;
             replayed = crashed.recovered().replayedCommands();
             // the snapshot replica takes a requested snapshot once it has applied the TICK the request publishes; the
-            // engine thread only journals and applies the TICK, timed here
-            crashed.requestSnapshot();
-            while (!crashed.tryPublish(command(CommandType.TICK)))
-            {
-                crashed.poll(batch);
-            }
-            final long s0 = System.nanoTime();
-            while (crashed.poll(batch) == 0)
-            {
-                Thread.onSpinWait();
-            }
-            snapshotNs = System.nanoTime() - s0;
+            // engine thread only journals and applies the TICK. A plain TICK goes first: the first batch after the
+            // restart, with this start's first journal writes and whatever leases end at this market time, so that
+            // the request's batch, at the same market time, holds the request's own work
+            plain = tickBatch(crashed, false);
+            requested = tickBatch(crashed, true);
         }
         finally
         {
@@ -277,7 +283,36 @@ public final class ScaleDay implements Callable<Integer>
             crashed.close();
             snapshotCloseNs = System.nanoTime() - c0;
         }
-        return new CrashRestart(replayRestartSeconds, replayed, snapshotNs, snapshotCloseNs);
+        return new CrashRestart(replayRestartSeconds, replayed, plain[0], plain[1], requested[0], requested[1],
+            snapshotCloseNs);
+    }
+
+    /**
+     * Publishes a TICK (after asking for a snapshot, if {@code requestSnapshot}) and polls the batch that applies it:
+     * its wall time and the engine thread's CPU time, in nanoseconds.
+     */
+    private long[] tickBatch(final ExchangePipeline p, final boolean requestSnapshot)
+    {
+        if (requestSnapshot)
+        {
+            p.requestSnapshot();
+        }
+        while (!p.tryPublish(command(CommandType.TICK)))
+        {
+            p.poll(batch);
+        }
+        final long[] wallAndCpu = new long[2];
+        int applied;
+        do
+        {
+            final long s0 = System.nanoTime();
+            final long c0 = WorkProbe.Timer.threadCpuNs();
+            applied = p.poll(batch);
+            wallAndCpu[1] = WorkProbe.Timer.threadCpuNs() - c0;
+            wallAndCpu[0] = System.nanoTime() - s0;
+        }
+        while (applied == 0);
+        return wallAndCpu;
     }
 
     private static PipelineContext restartContext(final Path data, final long[] now)
@@ -300,18 +335,47 @@ public final class ScaleDay implements Callable<Integer>
         {
             System.out.printf("portfolio queries, each on the engine thread (us): %s (%,d queries)%n",
                 LatencyLine.of(r.queryNs), r.queryNs.getTotalCount());
+            System.out.printf("portfolio queries, the engine thread's CPU time (us): %s (the most: query %,d)%n",
+                LatencyLine.of(r.queryCpuNs), r.queryCpuMaxAt);
         }
         System.out.printf("engine batch time (us): %s (%,d batches)%n", LatencyLine.of(r.batchNs),
             r.batchNs.getTotalCount());
-        System.out.printf("snapshot: %,d bytes; the engine thread's batch with the TICK that asked for it %.3f ms (the " +
-            "replica serializes and writes it off the thread); close, waiting for the replica to load, catch up and " +
-            "write it: %.2f s%n", r.snapshotBytes, r.snapshotNs / 1e6, r.snapshotCloseNs / 1e9);
+        System.out.printf("engine batch CPU time (us): %s (the most: batch %,d)%n", LatencyLine.of(r.batchCpuNs),
+            r.batchCpuMaxAt);
+        System.out.printf("after the restart, a plain TICK's batch %.3f ms, %.3f ms of the engine thread's CPU%n",
+            r.tickNs / 1e6, r.tickCpuNs / 1e6);
+        System.out.printf("snapshot: %,d bytes; the engine thread's batch with the TICK that asked for it %.3f ms, %.3f ms " +
+            "of its CPU (the replica serializes and writes it off the thread); close, waiting for the replica to load, " +
+            "catch up and write it: %.2f s%n", r.snapshotBytes, r.snapshotNs / 1e6, r.snapshotCpuNs / 1e6,
+            r.snapshotCloseNs / 1e9);
         System.out.printf("restart after the day: %.2f s (%,d commands replayed after the last periodic snapshot)%n",
             r.replayRestartSeconds, r.replayedAfterPeriodicSnapshot);
         System.out.printf("restart from the end-of-day snapshot: %.2f s (%,d commands replayed)%n", r.restartSeconds,
             r.replayedOnRestart);
         System.out.printf("heap used after GC, the restarted exchange holding the day (engine and snapshot replica): " +
             "%,d MiB%n", r.heapBytes >> 20);
+    }
+
+    /** The figures into the {@code --json} file, if one was asked for: wall and CPU time side by side. */
+    private void writeJson(final Result r) throws IOException
+    {
+        final ObjectNode f = ResultFile.create();
+        f.put("benchmark", "scale-day");
+        f.put("cores", Runtime.getRuntime().availableProcessors());
+        f.put("loadAverage", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        f.put("machines", machines).put("renters", renters).put("leases", leases).put("compression", compression)
+            .put("portfolioQueriesPerSecond", portfolioQueries).put("batch", batch).put("seed", seed);
+        f.put("commands", r.commands).put("wallSeconds", r.wallSeconds).put("heapBytes", r.heapBytes)
+            .put("snapshotBytes", r.snapshotBytes).put("plainTickBatchUs", r.tickNs / 1e3)
+            .put("plainTickBatchCpuUs", r.tickCpuNs / 1e3).put("snapshotTickBatchUs", r.snapshotNs / 1e3)
+            .put("snapshotTickBatchCpuUs", r.snapshotCpuNs / 1e3).put("snapshotCloseSeconds", r.snapshotCloseNs / 1e9)
+            .put("restartAfterDaySeconds", r.replayRestartSeconds).put("replayedAfterPeriodicSnapshot", r.replayedAfterPeriodicSnapshot)
+            .put("restartFromSnapshotSeconds", r.restartSeconds);
+        ResultFile.latency(f, "batchUs", r.batchNs);
+        ResultFile.latency(f, "batchCpuUs", r.batchCpuNs).put("maxAtBatch", r.batchCpuMaxAt);
+        ResultFile.latency(f, "portfolioQueryUs", r.queryNs);
+        ResultFile.latency(f, "portfolioQueryCpuUs", r.queryCpuNs).put("maxAtQuery", r.queryCpuMaxAt);
+        ResultFile.write(json, f);
     }
 
     private void setup(final ScaleDayDriver d)

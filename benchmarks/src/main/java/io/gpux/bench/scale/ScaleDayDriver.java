@@ -7,6 +7,7 @@ import io.gpux.engine.event.EndReason;
 import io.gpux.engine.event.Event;
 import io.gpux.engine.event.NoticeReason;
 import io.gpux.core.pipeline.ExchangePipeline;
+import io.gpux.gateway.egress.WorkProbe;
 import org.HdrHistogram.Histogram;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -16,7 +17,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * {@link ScaleDay}'s driver of a polled pipeline: publishes, polls (each poll one timed engine batch) and follows the
+ * {@link ScaleDay}'s driver of a polled pipeline: publishes, polls (each poll one engine batch, timed by the wall clock
+ * and by the thread's CPU time, so that the work a batch caused is told from the scheduler's delays) and follows the
  * events: leases, asks to post again. Everything runs on the benchmark's one thread, the events inside its polls.
  */
 final class ScaleDayDriver
@@ -24,8 +26,15 @@ final class ScaleDayDriver
     private final int batch;
     ExchangePipeline pipeline;
     final Histogram batchNs = new Histogram(60_000_000_000L, 3);
+    /** The same batches' CPU time: what the engine thread ran of each, whatever the scheduler did meanwhile. */
+    final Histogram batchCpuNs = new Histogram(60_000_000_000L, 3);
     /** Each portfolio query's own time on the engine thread (the batch that runs it is in batchNs too). */
     final Histogram queryNs = new Histogram(60_000_000_000L, 3);
+    /** The same queries' CPU time on the engine thread. */
+    final Histogram queryCpuNs = new Histogram(60_000_000_000L, 3);
+    /** Which batch and which query (counting from 1) took the most CPU time. */
+    long batchCpuMaxAt;
+    long queryCpuMaxAt;
     private final io.gpux.gateway.directory.Directory directory = new io.gpux.gateway.directory.Directory();
 
     ScaleDayDriver(final int batch)
@@ -39,8 +48,15 @@ final class ScaleDayDriver
         final io.gpux.core.pipeline.Query query = engine ->
         {
             final long t = System.nanoTime();
+            final long cpu = WorkProbe.Timer.threadCpuNs();
             io.gpux.gateway.egress.PortfolioView.copy(engine.account(accountId), engine.lastCommandTime(), directory,
                 Map.of());
+            final long used = WorkProbe.Timer.threadCpuNs() - cpu;
+            if (used > queryCpuNs.getMaxValue())
+            {
+                queryCpuMaxAt = queryCpuNs.getTotalCount() + 1;
+            }
+            queryCpuNs.recordValue(used);
             queryNs.recordValue(System.nanoTime() - t);
         };
         while (!pipeline.tryPublishQuery(query))
@@ -86,9 +102,16 @@ final class ScaleDayDriver
     int poll()
     {
         final long t = System.nanoTime();
+        final long cpu = WorkProbe.Timer.threadCpuNs();
         final int n = pipeline.poll(batch);
         if (n > 0)
         {
+            final long used = WorkProbe.Timer.threadCpuNs() - cpu;
+            if (used > batchCpuNs.getMaxValue())
+            {
+                batchCpuMaxAt = batchCpuNs.getTotalCount() + 1;
+            }
+            batchCpuNs.recordValue(used);
             batchNs.recordValue(System.nanoTime() - t);
         }
         return n;

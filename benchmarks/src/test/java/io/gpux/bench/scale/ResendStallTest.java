@@ -18,7 +18,9 @@ class ResendStallTest
 {
     private static final String[] PHASE_FIELDS = {"layout", "phase", "probeCount", "probeErrors", "probeP50Us",
         "probeP99Us", "probeP999Us", "probeMaxUs", "batchMaxP50Us", "batchMaxUs", "secondsWithBatchOver1ms", "logins",
-        "eventsResent", "maxResendsInProgress", "portfoliosAnswered"};
+        "eventsResent", "maxResendsInProgress", "portfoliosAnswered", "portfolioCopyCount", "portfolioEncodeCount",
+        "resendSliceCount"};
+    private static final String[] WORK = {"portfolioCopy", "portfolioEncode", "resendSlice"};
 
     private static double number(final String json, final String field)
     {
@@ -69,6 +71,17 @@ class ResendStallTest
                 number(p, "probeP99Us") <= number(p, "probeP999Us") && number(p, "probeP999Us") <= number(p, "probeMaxUs"), p);
             // the metrics are read once a second: a 1 s phase has one or two readings
             assertTrue(number(p, "batchMaxUs") >= number(p, "batchMaxP50Us") && number(p, "secondsWithBatchOver1ms") <= 2, p);
+            // each unit of the exchange's own work timed by the wall clock and the thread's CPU, the CPU within the wall
+            for (final String w : WORK)
+            {
+                for (final String clock : new String[] {"Wall", "Cpu"})
+                {
+                    assertTrue(number(p, w + clock + "P50Us") <= number(p, w + clock + "P99Us") &&
+                        number(p, w + clock + "P99Us") <= number(p, w + clock + "P999Us") &&
+                        number(p, w + clock + "P999Us") <= number(p, w + clock + "MaxUs"), w + clock + " in " + p);
+                }
+                assertTrue(number(p, w + "CpuMaxUs") <= number(p, w + "WallMaxUs"), w + " in " + p);
+            }
         }
         for (int layout = 0; layout < 2; layout++)
         {
@@ -81,7 +94,12 @@ class ResendStallTest
             // each resend brings back at least a quiet account's 10 deposits
             assertTrue(number(resends, "logins") > 0 && number(resends, "eventsResent") >= 10 * number(resends, "logins"),
                 resends);
+            assertTrue(number(resends, "resendSliceCount") > 0 && number(resends, "resendSliceCpuMaxUs") > 0, resends);
             assertTrue(number(portfolios, "portfoliosAnswered") > 0 && number(portfolios, "logins") == 0, portfolios);
+            // every portfolio answered was copied and encoded, each timed once
+            assertTrue(number(portfolios, "portfolioCopyCount") >= number(portfolios, "portfoliosAnswered") &&
+                number(portfolios, "portfolioEncodeCount") >= number(portfolios, "portfoliosAnswered"), portfolios);
+            assertEquals(0, number(idle, "portfolioCopyCount") + number(idle, "resendSliceCount"), idle);
         }
         assertEquals(8, stall.result.phases().size());
     }

@@ -33,6 +33,12 @@ class ScaleDayTest
         assertEquals(r.commands(), r.replayedAfterPeriodicSnapshot());
         assertEquals(0, r.replayedOnRestart(), "the snapshot taken at the end of the day is the second restart's");
         assertTrue(r.batchNs().getTotalCount() > 0 && r.heapBytes() > 0, r.toString());
+        // every batch timed twice: its CPU time is part of its wall time
+        assertEquals(r.batchNs().getTotalCount(), r.batchCpuNs().getTotalCount());
+        assertTrue(r.batchCpuNs().getMaxValue() > 0 && r.batchCpuNs().getMaxValue() <= r.batchNs().getMaxValue(), r.toString());
+        assertTrue(r.snapshotCpuNs() > 0 && r.snapshotCpuNs() <= r.snapshotNs(), r.toString());
+        assertTrue(r.tickCpuNs() > 0 && r.tickCpuNs() <= r.tickNs(), r.toString());
+        assertTrue(r.batchCpuMaxAt() >= 1 && r.batchCpuMaxAt() <= r.batchCpuNs().getTotalCount(), r.toString());
 
         assertEquals(0, r.queryNs().getTotalCount());
 
@@ -40,6 +46,10 @@ class ScaleDayTest
         final ScaleDay.Result again = day(b, 3);
         // 30 s of market time, 3 queries a second
         assertEquals(90, again.queryNs().getTotalCount());
+        assertEquals(90, again.queryCpuNs().getTotalCount());
+        assertTrue(again.queryCpuMaxAt() >= 1 && again.queryCpuMaxAt() <= 90, again.toString());
+        assertTrue(again.queryCpuNs().getMaxValue() > 0 && again.queryCpuNs().getMaxValue() <= again.queryNs().getMaxValue(),
+            again.toString());
         assertEquals(r.commands(), again.commands());
         assertEquals(r.leasesStarted(), again.leasesStarted());
         assertEquals(r.leasesEnded(), again.leasesEnded());

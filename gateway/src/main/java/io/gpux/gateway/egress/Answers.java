@@ -42,6 +42,8 @@ final class Answers
         }
     };
     private GatewayCounters counters = GatewayCounters.inMemory();
+    /** Times each portfolio encode for a benchmark's probe; null: not timed. */
+    private volatile WorkProbe.Timer portfolioEncode;
 
     Answers(
         final SessionTable sessions, final Completions completions, final HistoryLoader historyLoader,
@@ -57,6 +59,11 @@ final class Answers
     void counters(final GatewayCounters counters)
     {
         this.counters = counters;
+    }
+
+    void workProbe(final WorkProbe probe)
+    {
+        portfolioEncode = WorkProbe.Timer.of(probe, WorkProbe.Work.PORTFOLIO_ENCODE);
     }
 
     /** Holds a deferred read until the events up to its {@link Egress.Deferred#lastEventSeq()} are out. */
@@ -79,9 +86,18 @@ final class Answers
             final Egress.Deferred d = waiting.removeFirst();
             if (d instanceof Egress.PortfolioAnswer p && sessions.contains(p.session().id))
             {
+                final WorkProbe.Timer timer = portfolioEncode;
+                if (timer != null)
+                {
+                    timer.start();
+                }
                 final Portfolio.Builder portfolio = p.portfolio().encode()
                     .setLastSeq(p.accountLastSeq());
                 sessions.send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(portfolio).build());
+                if (timer != null)
+                {
+                    timer.stop();
+                }
             }
             else if (d instanceof Egress.HistoryRead h && sessions.contains(h.session().id))
             {

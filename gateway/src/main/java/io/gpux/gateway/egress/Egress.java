@@ -35,7 +35,8 @@ import java.util.function.Supplier;
  * from the document last read, else a binary search), so it reads O(missing events) documents, times
  * O(log n) for those far apart, and none of the journal between them. It is advanced by
  * {@link #resend()} a bounded slice per duty cycle ({@link Resends#BUDGET} documents across every
- * resending session, {@link Resends#QUANTUM} at a time, round-robin), and not at all while the
+ * resending session, {@link Resends#QUANTUM} at a time, round-robin, and {@link Resends#SLICE_NS} of
+ * time at most, give or take a turn), and not at all while the
  * session's connection is not writable. It goes on through the account's events that came meanwhile
  * until it has sent the newest the live tail has; then the session goes live, on this thread, between
  * two events: no gap, nothing twice. Whatever else the session is sent meanwhile (answers, market
@@ -203,6 +204,8 @@ public final class Egress implements Agent
     private final Attacher attacher;
     private final Resends.Step advance;
     private TradeTap tradeTap;
+    /** Times each resend slice for a benchmark's probe; null: not timed. */
+    private volatile WorkProbe.Timer resendSlice;
     private volatile boolean caughtUp;
     private Runnable wake = () -> { };
     private GatewayCounters counters = GatewayCounters.inMemory();
@@ -253,6 +256,13 @@ public final class Egress implements Agent
     public void tradeTap(final TradeTap tap)
     {
         this.tradeTap = tap;
+    }
+
+    /** From any thread: tell {@code probe} the wall and CPU time of each resend slice and portfolio encode from now on (null: none). */
+    public void workProbe(final WorkProbe probe)
+    {
+        resendSlice = WorkProbe.Timer.of(probe, WorkProbe.Work.RESEND_SLICE);
+        answers.workProbe(probe);
     }
 
     /** Called after every message queued and every batch of completions, from the queuing thread: wakes the egress's thread. */
@@ -395,7 +405,7 @@ public final class Egress implements Agent
 
     /**
      * The resend part of a duty cycle: advances the resends in progress by {@link Resends#BUDGET}
-     * journal records at most, in turn, skipping a session whose connection is not writable (a peer
+     * journal records and about {@link Resends#SLICE_NS} at most, in turn, skipping a session whose connection is not writable (a peer
      * that does not read stops costing anything; it is cut off as a slow consumer by the gateway's
      * usual rule, or times out).
      *
@@ -410,8 +420,17 @@ public final class Egress implements Agent
         working = true;
         try
         {
+            final WorkProbe.Timer timer = resendSlice;
+            if (timer != null)
+            {
+                timer.start();
+            }
             final int work = resends.run(advance);
             sessions.flush();
+            if (timer != null)
+            {
+                timer.stop();
+            }
             return work;
         }
         finally

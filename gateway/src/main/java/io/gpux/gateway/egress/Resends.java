@@ -4,22 +4,32 @@ import io.gpux.core.journal.Journal;
 import io.gpux.gateway.session.Session;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.util.ArrayList;
 
 /**
  * The resends in progress, one {@link ResendCursor} per resending session: who may start one (the
- * {@link Egress.ResendLimits}), and their turns, round-robin, within a budget of journal documents
- * per duty cycle ({@link #BUDGET} across every resending session, {@link #QUANTUM} at a time), so
- * that no resend holds the egress thread for more than a slice, however long the history or many the
- * resends. On the egress thread only, but {@link #inProgress()}.
+ * {@link Egress.ResendLimits}), and their turns, round-robin, within a slice per duty cycle: a budget
+ * of journal documents ({@link #BUDGET} across every resending session, {@link #QUANTUM} at a time)
+ * and of time ({@link #SLICE_NS}), so that no resend holds the egress thread (in the shared layout,
+ * the core's too) for more than a slice, however long the history, many the resends or costly the
+ * documents. On the egress thread only, but {@link #inProgress()}.
  */
 final class Resends
 {
-    /** Journal documents all resends together read per duty cycle at most (a few hundred microseconds). */
+    /** Journal documents all resends together read per duty cycle at most. */
     static final int BUDGET = 512;
     /** Documents one resend reads before the next resending session has its turn. */
     static final int QUANTUM = 64;
+    /**
+     * A duty cycle's slice ends at the first turn that finds this much time gone since it began. A document
+     * read for a resend (a seek for an event far from the last, its decoding and framing) costs the egress
+     * thread from a few to some tens of microseconds of CPU, so the document budget alone lets a slice run
+     * for milliseconds; with this, a slice is this long plus one turn of at most {@link #QUANTUM} documents.
+     */
+    static final long SLICE_NS = 200_000;
 
     /** Advances one resend by about {@code max} documents read; returns the work done, plus one if it finished. */
     @FunctionalInterface
@@ -29,6 +39,7 @@ final class Resends
     }
 
     private final Egress.ResendLimits limits;
+    private final NanoClock clock;
     /** Resends in progress, in turn order, and by session id; how many each account has. */
     private final ArrayList<ResendCursor> cursors = new ArrayList<>();
     private final Long2ObjectHashMap<ResendCursor> bySession = new Long2ObjectHashMap<>();
@@ -38,7 +49,14 @@ final class Resends
 
     Resends(final Egress.ResendLimits limits)
     {
+        this(limits, SystemNanoClock.INSTANCE);
+    }
+
+    /** With the clock that times each slice ({@link #SLICE_NS}). */
+    Resends(final Egress.ResendLimits limits, final NanoClock clock)
+    {
         this.limits = limits;
+        this.clock = clock;
     }
 
     Egress.ResendLimits limits()
@@ -130,7 +148,7 @@ final class Resends
 
     /**
      * Gives the resends their turns, round-robin, {@link #QUANTUM} documents each, until {@link #BUDGET}
-     * documents are read or none of them has work to do.
+     * documents are read, {@link #SLICE_NS} have gone by, or none of them has work to do.
      *
      * @return the documents read, plus one for each resend finished.
      */
@@ -139,7 +157,8 @@ final class Resends
         int budget = BUDGET;
         int work = 0;
         int idle = 0;
-        while (budget > 0 && !cursors.isEmpty() && idle < cursors.size())
+        final long start = clock.nanoTime();
+        while (budget > 0 && !cursors.isEmpty() && idle < cursors.size() && clock.nanoTime() - start < SLICE_NS)
         {
             if (turn >= cursors.size())
             {

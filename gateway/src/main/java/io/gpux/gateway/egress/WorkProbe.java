@@ -1,0 +1,69 @@
+package io.gpux.gateway.egress;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
+/**
+ * For benchmarks: told the wall time and the thread's own CPU time of each unit of the work the core's and
+ * the egress's threads do for queries and resends (in the shared layout, one thread: the event loop that also
+ * runs the core). The CPU time is what the thread ran ({@code CLOCK_THREAD_CPUTIME_ID}), so a unit's CPU time
+ * is the work it caused, and its wall time beyond that is the scheduler's. Off by default: with no probe
+ * ({@link io.gpux.gateway.Exchange#workProbe}) no clock is read; the matching path is never timed.
+ */
+@FunctionalInterface
+public interface WorkProbe
+{
+    /** The units timed. */
+    enum Work
+    {
+        /** A portfolio query's copy of the account's orders, leases and machines, on the core thread. */
+        PORTFOLIO_COPY,
+        /** A portfolio answer's encoding and write to its session, on the egress thread. */
+        PORTFOLIO_ENCODE,
+        /** One duty cycle's slice of the resends in progress (a bounded number of journal documents), on the egress thread. */
+        RESEND_SLICE
+    }
+
+    /** On the thread that did the work, right after it. */
+    void done(Work work, long wallNs, long cpuNs);
+
+    /** Times one kind of work on the thread that calls it: {@link #start()}, the work, {@link #stop()}. One thread per timer. */
+    final class Timer
+    {
+        private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+        private final WorkProbe probe;
+        private final Work work;
+        private long wallStart;
+        private long cpuStart;
+
+        private Timer(final WorkProbe probe, final Work work)
+        {
+            this.probe = probe;
+            this.work = work;
+        }
+
+        /** A timer of {@code work} for {@code probe}, or null when there is no probe (nothing is timed). */
+        public static Timer of(final WorkProbe probe, final Work work)
+        {
+            return probe == null ? null : new Timer(probe, work);
+        }
+
+        /** The calling thread's CPU time so far, in nanoseconds. */
+        public static long threadCpuNs()
+        {
+            return THREADS.getCurrentThreadCpuTime();
+        }
+
+        public void start()
+        {
+            wallStart = System.nanoTime();
+            cpuStart = THREADS.getCurrentThreadCpuTime();
+        }
+
+        public void stop()
+        {
+            final long cpu = THREADS.getCurrentThreadCpuTime() - cpuStart;
+            probe.done(work, System.nanoTime() - wallStart, cpu);
+        }
+    }
+}
