@@ -100,8 +100,8 @@ final class SharedLoop implements IoHandlerFactory
      * Lets the egress send what the core has just journaled: it takes a bounded slice per call, so it is
      * called until it has caught up (the events of a whole batch: about ten per bid) or for at most
      * {@link #EGRESS_ROUNDS} slices; then one bounded slice of the resends in progress, so that however
-     * many there are, a turn of the loop spends about 200 µs on them, plus the last resend's turn of up to
-     * 64 journal documents.
+     * many there are, a turn of the loop spends about 200 µs on them, plus the one step (an event walked back to
+     * or sent) that finds the time gone.
      */
     private int egress()
     {

@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBuf;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -27,6 +28,8 @@ final class Attacher
     private final SessionTable sessions;
     private final AccountNumbers accounts;
     private final Resends resends;
+    /** Whether the duty cycle's time for resends is gone (made once: no allocation per turn). */
+    private final BooleanSupplier sliceOver;
     private final Supplier<Journal.Reader> readerFactory;
     private final EventFrames frames;
 
@@ -37,6 +40,7 @@ final class Attacher
         this.sessions = sessions;
         this.accounts = accounts;
         this.resends = resends;
+        this.sliceOver = resends::sliceOver;
         this.readerFactory = readerFactory;
         this.frames = frames;
     }
@@ -148,7 +152,7 @@ final class Attacher
         }
         final ByteBuf out = sessions.outgoingNow(s);
         final long newest = accounts.lastSeq(s.accountId);
-        final int n = c.read(max, newest, accounts.lastEvent(s.accountId), out, frames);
+        final int n = c.read(max, newest, accounts.lastEvent(s.accountId), out, frames, sliceOver);
         if (c.failure != null)
         {
             sessions.close(s, SessionErrorCode.RESEND_UNAVAILABLE, c.failure);

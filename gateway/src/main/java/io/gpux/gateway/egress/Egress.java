@@ -36,7 +36,7 @@ import java.util.function.Supplier;
  * O(log n) for those far apart, and none of the journal between them. It is advanced by
  * {@link #resend()} a bounded slice per duty cycle ({@link Resends#BUDGET} documents across every
  * resending session, {@link Resends#QUANTUM} at a time, round-robin, and {@link Resends#SLICE_NS} of
- * time at most, give or take a turn), and not at all while the
+ * time at most, give or take the step that finds it gone), and not at all while the
  * session's connection is not writable. It goes on through the account's events that came meanwhile
  * until it has sent the newest the live tail has; then the session goes live, on this thread, between
  * two events: no gap, nothing twice. Whatever else the session is sent meanwhile (answers, market

@@ -11,6 +11,8 @@ import io.gpux.proto.v1.ResendComplete;
 import io.netty.buffer.ByteBuf;
 import org.agrona.collections.LongArrayList;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * One session's resend in progress: its own reader of the event journal, the account's events still to
  * send, and what the session was sent meanwhile by anything but the resend (answers, market data), held
@@ -68,14 +70,16 @@ final class ResendCursor
      * Works for about {@code max} journal documents read (each step reads at least one unit): walks back
      * from the account's newest event ({@code newestSeq}, at engine sequence {@code newestEvent}) when
      * there is nothing left to send, else frames the next event into {@code out}, with ResendComplete
-     * right after its event {@link #last}. Stops at a failure ({@link #failure}).
+     * right after its event {@link #last}. Stops at a failure ({@link #failure}), and after the first step
+     * once {@code sliceOver} says the duty cycle's time for resends is gone.
      *
      * @return the work done.
      */
-    int read(final int max, final long newestSeq, final long newestEvent, final ByteBuf out, final EventFrames frames)
+    int read(final int max, final long newestSeq, final long newestEvent, final ByteBuf out, final EventFrames frames,
+        final BooleanSupplier sliceOver)
     {
         int n = 0;
-        while (n < max && failure == null && !caughtUp(newestSeq))
+        while (n < max && failure == null && !caughtUp(newestSeq) && (n == 0 || !sliceOver.getAsBoolean()))
         {
             final long before = reader.documentsRead();
             if (toSend.isEmpty() && walkEvent == 0)

@@ -24,10 +24,11 @@ final class Resends
     /** Documents one resend reads before the next resending session has its turn. */
     static final int QUANTUM = 64;
     /**
-     * A duty cycle's slice ends at the first turn that finds this much time gone since it began. A document
-     * read for a resend (a seek for an event far from the last, its decoding and framing) costs the egress
-     * thread from a few to some tens of microseconds of CPU, so the document budget alone lets a slice run
-     * for milliseconds; with this, a slice is this long plus one turn of at most {@link #QUANTUM} documents.
+     * A duty cycle's slice ends once this much time has gone since it began: no new turn starts, and a turn
+     * in progress stops after the document it is reading ({@link #sliceOver()}). A document read for a
+     * resend (a seek for an event far from the last, its decoding and framing) costs the egress thread from
+     * a few to some tens of microseconds of CPU, so the document budget alone lets a slice run for
+     * milliseconds; with this, a slice is this long plus one document.
      */
     static final long SLICE_NS = 200_000;
 
@@ -46,6 +47,8 @@ final class Resends
     private final Long2LongHashMap perAccount = new Long2LongHashMap(0);
     private int turn;
     private volatile int inProgress;
+    /** When the current duty cycle's slice ends, on {@link #clock}. */
+    private long sliceEnd;
 
     Resends(final Egress.ResendLimits limits)
     {
@@ -157,8 +160,8 @@ final class Resends
         int budget = BUDGET;
         int work = 0;
         int idle = 0;
-        final long start = clock.nanoTime();
-        while (budget > 0 && !cursors.isEmpty() && idle < cursors.size() && clock.nanoTime() - start < SLICE_NS)
+        sliceEnd = clock.nanoTime() + SLICE_NS;
+        while (budget > 0 && !cursors.isEmpty() && idle < cursors.size() && !sliceOver())
         {
             if (turn >= cursors.size())
             {
@@ -175,5 +178,11 @@ final class Resends
             idle = done == 0 ? idle + 1 : 0;
         }
         return work;
+    }
+
+    /** Whether the current duty cycle's slice has used its time ({@link #SLICE_NS}); a turn reading documents asks after each. */
+    boolean sliceOver()
+    {
+        return clock.nanoTime() - sliceEnd >= 0;
     }
 }

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -172,15 +173,38 @@ class JournalResendTest
             final ResendCursor c = new ResendCursor(session, reader, 0, quiet.lastSeq);
             final ByteBuf out = Unpooled.buffer();
             // an account's newest event at a sequence the journal has not got
-            c.read(Resends.BUDGET, quiet.lastSeq + 1, engine.eventSequence() + 10, out, new EventFrames(new Directory()));
+            c.read(Resends.BUDGET, quiet.lastSeq + 1, engine.eventSequence() + 10, out, new EventFrames(new Directory()), () -> false);
             assertTrue(c.failure.contains("no longer holds the account's event " + (quiet.lastSeq + 1)), c.failure);
             out.release();
         }
     }
 
+    @Test
+    void aTurnWhoseSliceIsOverStopsAfterOneStepAndTheResendStillSendsEveryEventOnceInOrder()
+    {
+        final Account quiet = account("quiet");
+        final long after = 3;
+        final List<Envelope> whole = resend(quiet, after);
+        final long wholeReads = reads;
+        final int wholeCalls = readCalls;
+        final List<Envelope> stepByStep = resend(quiet, after, () -> true);
+        assertEquals(whole, stepByStep);
+        assertEquals(wholeReads, reads, "turns of one step read no document twice");
+        // one step a turn: each missing event is walked back to and then sent, a step each
+        final long missing = quiet.lastSeq - after;
+        assertTrue(readCalls >= 2 * missing && readCalls > wholeCalls, "turns: " + readCalls + ", in quanta: " + wholeCalls);
+    }
+
     private long reads;
+    /** How many turns ({@code read} calls) the last {@link #resend} took. */
+    private int readCalls;
 
     private List<Envelope> resend(final Account account, final long after)
+    {
+        return resend(account, after, () -> false);
+    }
+
+    private List<Envelope> resend(final Account account, final long after, final BooleanSupplier sliceOver)
     {
         final Session session = new Session(1, new EmbeddedChannel(), account.id, "a", 0, false, 1);
         final List<Envelope> sent = new ArrayList<>();
@@ -190,9 +214,12 @@ class JournalResendTest
             final EventFrames frames = new EventFrames(new Directory());
             final ByteBuf out = Unpooled.buffer();
             int slices = 0;
+            readCalls = 0;
             while (!c.caughtUp(account.lastSeq))
             {
-                assertTrue(c.read(Resends.QUANTUM, account.lastSeq, account.lastEventSequence, out, frames) > 0);
+                final int n = c.read(Resends.QUANTUM, account.lastSeq, account.lastEventSequence, out, frames, sliceOver);
+                assertTrue(n > 0);
+                readCalls++;
                 assertNull(c.failure);
                 assertTrue(++slices < 1_000_000);
             }
