@@ -32,6 +32,9 @@ public final class DemoMain implements Callable<Integer>
     @Option(names = "--clock-scale", description = "market time per wall time (default ${DEFAULT-VALUE}: an hour in 15 s)")
     long scale = DemoRun.DEFAULT_SCALE;
 
+    @Option(names = "--open-hour", description = "the market opens at this hour of the day, UTC, 0 to 24 (default ${DEFAULT-VALUE})")
+    double openHour = DemoRun.DEFAULT_OPEN_HOUR;
+
     @Option(names = "--load", description = "demand as a multiple of the fleet's GPUs (default ${DEFAULT-VALUE})")
     double load = DemoRun.DEFAULT_LOAD;
 
@@ -52,16 +55,16 @@ public final class DemoMain implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (duration <= 0 || agents < 3 || scale < 1 || workloads < 0 || workloads > 16)
+        if (duration <= 0 || agents < 3 || scale < 1 || workloads < 0 || workloads > 16 || openHour < 0 || openHour >= 24)
         {
-            throw new CommandLine.ParameterException(new CommandLine(this),
-                "--duration must be positive, --agents at least 3, --clock-scale at least 1, --workloads 0 to 16");
+            throw new CommandLine.ParameterException(new CommandLine(this), "--duration must be positive, --agents at least 3, "
+                + "--clock-scale at least 1, --workloads 0 to 16, --open-hour 0 to 24");
         }
         final Path dir = out != null ? out
             : Files.isDirectory(Path.of("target")) ? Path.of("target", "demo-" + DemoRun.timestamp())
             : Files.createTempDirectory("gpux-demo-report-");
         final RunOutcome outcome = DemoRun.run(new DemoRun.Options(seed, agents, duration, killExchange, dir, scale, load,
-            failureAccel, reclaimsPerDay, keepData, workloads), System.err);
+            failureAccel, reclaimsPerDay, keepData, workloads, openHour), System.err);
         System.out.print(outcome.summary());
         System.out.flush();
         return outcome.ok() ? 0 : 1;

@@ -78,11 +78,13 @@ final class DemoReport
         final Map<String, Object> run = Json.object();
         run.put("mode", "demo");
         run.put("description", String.format(Locale.ROOT, "gpux demo: %d agents (%d owners, %d market-makers, %d renters), %d machines, "
-                + "%d GPUs, %.0f s of wall time with the exchange's clock x%d, seed %d, all through GpuxClient over the real gateway%s",
-            o.agents(), p.owners.size(), p.marketMakers.size(), p.renters.size(), p.machineCount(), p.totalGpus(),
-            o.durationSeconds(), o.scale(), o.seed(), o.killExchange() ? ", exchange SIGKILLed halfway and restarted" : ""));
+                + "%d GPUs, %.0f s of wall time with the exchange's clock x%d from %s UTC, seed %d, all through GpuxClient over the "
+                + "real gateway%s", o.agents(), p.owners.size(), p.marketMakers.size(), p.renters.size(), p.machineCount(),
+            p.totalGpus(), o.durationSeconds(), o.scale(), SimRun.hourOfDay(o.openHour()), o.seed(),
+            o.killExchange() ? ", exchange SIGKILLed halfway and restarted" : ""));
         SimRun.putPopulation(run, p, o.seed(), o.agents(), o.load(), o.failureAccel(), o.reclaimsPerDay());
         run.put("clockScale", o.scale());
+        run.put("openHourUtc", o.openHour());
         run.put("clockAnchor", clock.anchorArgument());
         run.put("durationWallSeconds", o.durationSeconds());
         run.put("killExchange", o.killExchange());

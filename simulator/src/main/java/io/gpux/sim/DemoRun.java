@@ -3,6 +3,7 @@ package io.gpux.sim;
 import io.gpux.client.GpuxClient;
 import io.gpux.proto.v1.Portfolio;
 import io.gpux.sim.agent.Agent;
+import io.gpux.sim.agent.Levers;
 import io.gpux.sim.agent.Population;
 import io.gpux.sim.agent.Seller;
 import io.gpux.sim.market.LatencyRecorder;
@@ -55,11 +56,23 @@ public final class DemoRun
      * @param killExchange    SIGKILL the exchange halfway and restart it.
      * @param out             the report directory.
      * @param scale           market time runs this many times faster than wall time.
+     * @param openHour        the market opens at this hour of the day, UTC.
      */
     public record Options(long seed, int agents, double durationSeconds, boolean killExchange, Path out, long scale,
-        double load, double failureAccel, double reclaimsPerDay, boolean keepData, int workloadJobs)
+        double load, double failureAccel, double reclaimsPerDay, boolean keepData, int workloadJobs, double openHour)
     {
+        /** Opening at {@link #DEFAULT_OPEN_HOUR}. */
+        public Options(final long seed, final int agents, final double durationSeconds, final boolean killExchange,
+            final Path out, final long scale, final double load, final double failureAccel, final double reclaimsPerDay,
+            final boolean keepData, final int workloadJobs)
+        {
+            this(seed, agents, durationSeconds, killExchange, out, scale, load, failureAccel, reclaimsPerDay, keepData,
+                workloadJobs, DEFAULT_OPEN_HOUR);
+        }
     }
+
+    /** The hour of the day, UTC, at which the demo's market opens. */
+    public static final double DEFAULT_OPEN_HOUR = 0;
 
     /** The workload lane's jobs by default: one checkpointed, one not. */
     public static final int DEFAULT_WORKLOAD_JOBS = 2;
@@ -94,12 +107,12 @@ public final class DemoRun
         this.err = err;
         this.rules = MarketRules.DEMO.restartWindowInWallTime(RESTART_WINDOW_WALL_MS, o.scale());
         final double marketHours = o.durationSeconds() * o.scale() / 3600.0;
-        this.population = Population.build(o.seed(), o.agents(), rules, SimRun.MARKET_EPOCH_MS, marketHours,
-            o.failureAccel(), o.reclaimsPerDay(), o.load());
+        this.population = Population.build(o.seed(), o.agents(), rules, SimRun.openAt(o.openHour()), marketHours,
+            o.failureAccel(), o.reclaimsPerDay(), o.load(), Levers.NONE, true);
         this.everyone = population.everyone();
         // the market opens when the set-up is expected to be done: exchange time runs from before it
         final long setupMs = 4000 + 12L * everyone.size();
-        this.clock = new ScaledClock(wall0 + setupMs, SimRun.MARKET_EPOCH_MS, o.scale());
+        this.clock = new ScaledClock(wall0 + setupMs, SimRun.openAt(o.openHour()), o.scale());
         this.work = Files.createTempDirectory("gpux-demo-");
         this.data = work.resolve("data");
     }

@@ -18,6 +18,20 @@ public final class SimMain implements Callable<Integer>
     @Option(names = "--days", description = "market days to simulate (default ${DEFAULT-VALUE})")
     double days = 7;
 
+    @Option(names = "--hours", description = "market hours to simulate instead of --days")
+    Double hours;
+
+    @Option(names = "--open-hour", description = "the market opens at this hour of the day, UTC, 0 to 24 (default ${DEFAULT-VALUE})")
+    double openHour;
+
+    @Option(names = "--markets", description = "the markets' timing: sim (grace 5 min, heartbeats every 3 min, offline after 5) "
+        + "or demo (the demo's: 20 min, 4 min, 20 min) (default ${DEFAULT-VALUE})")
+    String markets = "sim";
+
+    @Option(names = "--steady-start", description = "renters open with the jobs the steady state has in flight at the "
+        + "open hour, with the work they have left (the demo's start); default: fresh jobs, about as many")
+    boolean steadyStart;
+
     @Option(names = "--seed", description = "random seed: the same seed gives the same report (default ${DEFAULT-VALUE})")
     long seed = 42;
 
@@ -63,21 +77,28 @@ public final class SimMain implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (days <= 0 || agents < 3)
+        if (hours != null)
         {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--days must be positive and --agents at least 3");
+            days = hours / 24;
+        }
+        if (days <= 0 || agents < 3 || openHour < 0 || openHour >= 24 || !markets.equals("sim") && !markets.equals("demo"))
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--days and --hours must be positive, --agents at "
+                + "least 3, --open-hour 0 to 24, --markets sim or demo");
         }
         if (preemptIncrementBps < 0 || preemptIncrementBps > 10_000 || calmAfterNoticeMinutes < 0 || nightBatch < 0)
         {
             throw new CommandLine.ParameterException(new CommandLine(this), "--preempt-increment-bps must be 0 to 10000, "
                 + "--calm-after-notice and --night-batch not negative");
         }
-        final MarketRules markets = MarketRules.SIM.withLevers(preemptIncrementBps, fragmentFirst);
+        final MarketRules rules = (markets.equals("demo") ? MarketRules.DEMO : MarketRules.SIM)
+            .withLevers(preemptIncrementBps, fragmentFirst);
         final Levers levers = new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch);
         final Path dir = out != null ? out : Path.of("target", "sim-" + seed + "-" + DemoRun.timestamp());
-        System.err.printf("gpux sim: %d agents, %.1f market days, seed %d%n", agents, days, seed);
+        System.err.printf("gpux sim: %d agents, %s of market from %s UTC, seed %d%n", agents, SimRun.marketSpan(days),
+            SimRun.hourOfDay(openHour), seed);
         final RunOutcome outcome = SimRun.run(new SimRun.Options(seed, agents, days, failureAccel, reclaimsPerDay, load, dir,
-            markets, levers),
+            rules, levers, openHour, steadyStart),
             quiet ? null : System.err);
         System.out.print(outcome.summary());
         System.out.flush();

@@ -44,9 +44,12 @@ public final class SimRun
      * @param out            the report directory.
      * @param markets        the markets' rules (their levers included).
      * @param levers         the agents' levers.
+     * @param openHour       the market opens this many hours after {@link #MARKET_EPOCH_MS} (its hour of day UTC, within
+     *                       the first day).
+     * @param steadyStart    renters open with the jobs the steady state has in flight (the demo's start).
      */
     public record Options(long seed, int agents, double days, double failureAccel, double reclaimsPerDay, double load, Path out,
-        MarketRules markets, Levers levers)
+        MarketRules markets, Levers levers, double openHour, boolean steadyStart)
     {
         /** With the default markets and none of the agents' levers. */
         public Options(final long seed, final int agents, final double days, final double failureAccel,
@@ -54,6 +57,19 @@ public final class SimRun
         {
             this(seed, agents, days, failureAccel, reclaimsPerDay, load, out, MarketRules.SIM, Levers.NONE);
         }
+
+        /** Opening at midnight UTC with fresh jobs. */
+        public Options(final long seed, final int agents, final double days, final double failureAccel,
+            final double reclaimsPerDay, final double load, final Path out, final MarketRules markets, final Levers levers)
+        {
+            this(seed, agents, days, failureAccel, reclaimsPerDay, load, out, markets, levers, 0, false);
+        }
+    }
+
+    /** The market time at which a run opening {@code openHour} hours into the first day opens. */
+    public static long openAt(final double openHour)
+    {
+        return MARKET_EPOCH_MS + Math.round(openHour * AgentParameters.HOUR);
     }
 
     private SimRun()
@@ -64,10 +80,10 @@ public final class SimRun
     {
         final long wallStart = System.nanoTime();
         final MarketRules rules = o.markets();
-        final long open = MARKET_EPOCH_MS;
+        final long open = openAt(o.openHour());
         final long close = open + (long)(o.days() * AgentParameters.DAY);
         final Population population = Population.build(o.seed(), o.agents(), rules, open, o.days() * 24, o.failureAccel(),
-            o.reclaimsPerDay(), o.load(), o.levers());
+            o.reclaimsPerDay(), o.load(), o.levers(), o.steadyStart());
         final List<String> symbols = new ArrayList<>();
         for (final GpuClass c : Catalogue.CLASSES)
         {
@@ -194,9 +210,12 @@ public final class SimRun
         final Map<String, Object> run = Json.object();
         run.put("mode", "sim");
         run.put("description", String.format(Locale.ROOT, "gpux sim: %d agents (%d owners, %d market-makers, %d renters), %d machines, "
-                + "%d GPUs, %.1f market days, seed %d, simulated clock over the matching engine", o.agents(), p.owners.size(),
-            p.marketMakers.size(), p.renters.size(), p.machineCount(), p.totalGpus(), o.days(), o.seed()));
+                + "%d GPUs, %s of market from %s UTC, seed %d, simulated clock over the matching engine", o.agents(), p.owners.size(),
+            p.marketMakers.size(), p.renters.size(), p.machineCount(), p.totalGpus(), marketSpan(o.days()),
+            hourOfDay(o.openHour()), o.seed()));
         putPopulation(run, p, o.seed(), o.agents(), o.load(), o.failureAccel(), o.reclaimsPerDay());
+        run.put("openHourUtc", o.openHour());
+        run.put("steadyStart", o.steadyStart());
         return run;
     }
 
@@ -222,6 +241,24 @@ public final class SimRun
         run.put("heartbeatIntervalMs", r.heartbeatIntervalMs());
         run.put("heartbeatTimeoutMs", r.heartbeatTimeoutMs());
         run.put("restartWindowMs", r.restartWindowMs());
+    }
+
+    /** A run's length in words: "4 hours", "1.5 days". */
+    static String marketSpan(final double days)
+    {
+        return days < 1 ? plain(days * 24) + " hours" : plain(days) + (days == 1 ? " day" : " days");
+    }
+
+    private static String plain(final double x)
+    {
+        return String.format(Locale.ROOT, "%.2f", x).replaceAll("\\.?0+$", "");
+    }
+
+    /** An hour of the day as "07:30". */
+    static String hourOfDay(final double hour)
+    {
+        final long minutes = Math.round(hour * 60);
+        return String.format(Locale.ROOT, "%02d:%02d", minutes / 60, minutes % 60);
     }
 
     /** A check's outcome in words. */

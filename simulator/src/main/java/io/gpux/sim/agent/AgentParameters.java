@@ -16,10 +16,12 @@ import java.util.Map;
  * @param checkpointEveryMs renters' jobs checkpoint this often (and on every preemption notice).
  * @param levers            the agents' levers of the run.
  * @param fleet             which machines are broken (a job does no work on them).
+ * @param steadyStart       renters open with the jobs the steady state has in flight (see {@link Renter}); otherwise
+ *                          with fresh jobs, about as many as the steady state has at the day's mean rate.
  */
 public record AgentParameters(
     MarketRules rules, long openMs, double failureAccel, double reclaimsPerDay, Map<String, Integer> largestMachine,
-    long checkpointEveryMs, Levers levers, Fleet fleet)
+    long checkpointEveryMs, Levers levers, Fleet fleet, boolean steadyStart)
 {
     public static final long HOUR = 3_600_000L;
     public static final long MINUTE = 60_000L;

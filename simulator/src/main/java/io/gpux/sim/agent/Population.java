@@ -19,7 +19,8 @@ import java.util.SplittableRandom;
  * <p>Demand is calibrated to the fleet: renters pick a preferred market with probability
  * proportional to its GPUs, and each market's renters together bring jobs at a rate that would keep
  * {@code load} times its GPUs busy on average (jobs' mean size times mean duration); the warm start
- * puts most of that steady state in flight at once. Deposits cover a renter's expected spending one
+ * puts most of that steady state in flight at once (or exactly the jobs the steady state has in flight, with
+ * {@code steadyStart}). Deposits cover a renter's expected spending one
  * and a half to three times over, except for one renter in ten, whose budget runs short.
  */
 public final class Population
@@ -61,6 +62,17 @@ public final class Population
         final double marketHours, final double failureAccel, final double reclaimsPerDay, final double load,
         final Levers levers)
     {
+        return build(seed, agents, rules, openMs, marketHours, failureAccel, reclaimsPerDay, load, levers, false);
+    }
+
+    /**
+     * As {@link #build(long, int, MarketRules, long, double, double, double, double, Levers)}; with {@code steadyStart}
+     * the renters open with the jobs the steady state has in flight ({@link AgentParameters#steadyStart}).
+     */
+    public static Population build(final long seed, final int agents, final MarketRules rules, final long openMs,
+        final double marketHours, final double failureAccel, final double reclaimsPerDay, final double load,
+        final Levers levers, final boolean steadyStart)
+    {
         if (agents < 3)
         {
             throw new IllegalArgumentException("need at least 3 agents");
@@ -68,7 +80,7 @@ public final class Population
         final SplittableRandom root = new SplittableRandom(seed);
         final Map<String, Integer> largest = new LinkedHashMap<>();
         final AgentParameters params = new AgentParameters(rules, openMs, failureAccel, reclaimsPerDay,
-            Collections.unmodifiableMap(largest), AgentParameters.HOUR, levers, new Fleet());
+            Collections.unmodifiableMap(largest), AgentParameters.HOUR, levers, new Fleet(), steadyStart);
         final LiveCounters live = new LiveCounters();
         final Population p = new Population(params, largest, live, new Observer("observer", root.nextLong(), params, live));
         final int makers = Math.max(1, (int)Math.round(agents * 0.05));

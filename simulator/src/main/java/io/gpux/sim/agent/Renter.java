@@ -30,6 +30,9 @@ public final class Renter extends Agent
     private static final double PEAK_HOUR = 15;
     static final long MEDIAN_WORK_MS = 2 * AgentParameters.HOUR;
     static final double WORK_SIGMA = 1.1;
+    static final long MAX_WORK_MS = 72 * AgentParameters.HOUR;
+    /** With a steady start, the jobs in flight at the open come to the market over this much market time. */
+    static final long STEADY_START_SPREAD_MS = 5 * AgentParameters.MINUTE;
     private static final int[] BATCH_SIZES = {1, 2, 4, 8};
     private static final double[] BATCH_SIZE_WEIGHTS = {0.25, 0.25, 0.25, 0.25};
     static final long MEDIAN_BATCH_WORK_MS = 3 * AgentParameters.HOUR;
@@ -89,12 +92,19 @@ public final class Renter extends Agent
     @Override
     protected void onStart()
     {
-        // warm start: about as many jobs as the steady state has in flight, arriving over the first minutes
-        final double meanWorkHours = MEDIAN_WORK_MS * Math.exp(WORK_SIGMA * WORK_SIGMA / 2) / AgentParameters.HOUR;
-        final int initial = poisson(jobsPerHour * meanWorkHours * 0.8);
-        for (int i = 0; i < initial; i++)
+        if (params.steadyStart())
         {
-            access.schedule((long)(rng.nextDouble() * 20 * AgentParameters.MINUTE), this::arrive);
+            startFromHistory();
+        }
+        else
+        {
+            // warm start: about as many jobs as the steady state has in flight, arriving over the first minutes
+            final double meanWorkHours = MEDIAN_WORK_MS * Math.exp(WORK_SIGMA * WORK_SIGMA / 2) / AgentParameters.HOUR;
+            final int initial = poisson(jobsPerHour * meanWorkHours * 0.8);
+            for (int i = 0; i < initial; i++)
+            {
+                access.schedule((long)(rng.nextDouble() * 20 * AgentParameters.MINUTE), this::arrive);
+            }
         }
         scheduleArrival();
         scheduleBatchArrival();
@@ -137,6 +147,46 @@ public final class Renter extends Agent
         startJob(c, gpus, false, value, work, "", 0, bid);
     }
 
+    /**
+     * The steady state's jobs in flight at the open: the renter's job arrivals over the longest job's work before the
+     * open, drawn by the same daily cycle and work distribution; every job that would still be running at the open,
+     * had it run from its arrival, comes to the market in the first minutes with the work it has left.
+     */
+    private void startFromHistory()
+    {
+        final long open = access.now();
+        final double peak = jobsPerHour * (1 + AMPLITUDE);
+        if (peak <= 0)
+        {
+            return;
+        }
+        for (long t = open - MAX_WORK_MS; ; )
+        {
+            t += (long)Draw.exponential(rng, AgentParameters.HOUR / peak);
+            if (t >= open)
+            {
+                return;
+            }
+            final long work = drawWork();
+            if (rng.nextDouble() * (1 + AMPLITUDE) < rateFactor(hourOfDay(t)) && t + work > open)
+            {
+                final long left = Math.max(AgentParameters.MINUTE, t + work - open);
+                access.schedule((long)(rng.nextDouble() * STEADY_START_SPREAD_MS), () -> arrive(left));
+            }
+        }
+    }
+
+    private long drawWork()
+    {
+        return (long)Draw.clamp(Draw.logNormal(rng, MEDIAN_WORK_MS, WORK_SIGMA), 10 * AgentParameters.MINUTE, MAX_WORK_MS);
+    }
+
+    /** The daily cycle: the arrival rate at hour {@code h} of the day as a multiple of the mean. */
+    private static double rateFactor(final double h)
+    {
+        return 1 + AMPLITUDE * Math.cos(2 * Math.PI * (h - PEAK_HOUR) / 24);
+    }
+
     private int poisson(final double mean)
     {
         final double limit = Math.exp(-mean);
@@ -171,9 +221,7 @@ public final class Renter extends Agent
         {
             return;
         }
-        final double h = hourOfDay(access.now());
-        final double rate = 1 + AMPLITUDE * Math.cos(2 * Math.PI * (h - PEAK_HOUR) / 24);
-        if (rng.nextDouble() * (1 + AMPLITUDE) < rate)
+        if (rng.nextDouble() * (1 + AMPLITUDE) < rateFactor(hourOfDay(access.now())))
         {
             arrive();
         }
@@ -181,6 +229,12 @@ public final class Renter extends Agent
     }
 
     private void arrive()
+    {
+        arrive(-1);
+    }
+
+    /** A job; {@code workLeft} its work per GPU, or negative: drawn. */
+    private void arrive(final long workLeft)
     {
         if (stopped)
         {
@@ -195,8 +249,7 @@ public final class Renter extends Agent
             gang = false;
         }
         final double value = Owner.round4(c.peerPrice() * valueFactor * Draw.clamp(Draw.logNormal(rng, 1.4, 0.35), 0.6, 4.0));
-        final long work = (long)Draw.clamp(Draw.logNormal(rng, MEDIAN_WORK_MS, WORK_SIGMA), 10 * AgentParameters.MINUTE,
-            72 * AgentParameters.HOUR);
+        final long work = workLeft >= 0 ? workLeft : drawWork();
         final String region = rng.nextDouble() < 0.05 ? Catalogue.drawRegion(rng) : "";
         final long minReliabilityPpm = rng.nextDouble() < 0.1 ? 900_000 : 0;
         final long bid = Draw.ticks(value * Draw.uniform(rng, 0.7, 0.95));
