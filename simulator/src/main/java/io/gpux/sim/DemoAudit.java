@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -42,14 +43,16 @@ final class DemoAudit
 {
     private final Map<Agent, ClientMarketAccess> accesses;
     private final PrintStream err;
+    private final LeaseTrail trail;
     final List<String> portfolioProblems = new ArrayList<>();
     final List<String> leftovers = new ArrayList<>();
     long portfoliosChecked;
     long midRunChecks;
 
-    DemoAudit(final Map<Agent, ClientMarketAccess> accesses, final PrintStream err)
+    DemoAudit(final Map<Agent, ClientMarketAccess> accesses, final LeaseTrail trail, final PrintStream err)
     {
         this.accesses = accesses;
+        this.trail = trail;
         this.err = err;
     }
 
@@ -234,6 +237,10 @@ final class DemoAudit
         return mismatches.get();
     }
 
+    /**
+     * The money checks and the wind-down's: nothing left open. What is left (a lease, an order) is named in
+     * {@code leftOpenAfterWindDown}, and printed, with its accounts, market and last events.
+     */
     void moneyChecks(final Map<String, Object> checks, final List<AgentRecords> records, final Map<Agent, Portfolio> finals,
         final long deposits, final List<Agent> everyone, final WorkloadLane.Money lane)
     {
@@ -280,5 +287,57 @@ final class DemoAudit
         checks.put("feesMicros", fees);
         checks.put("noNegativeBalance", nonNegative);
         checks.put("allLeasesEndedAfterWindDown", noLeases);
+        final Map<String, Portfolio> byAccount = new TreeMap<>();
+        finals.forEach((a, p) -> byAccount.put(a.name(), p));
+        if (lane != null)
+        {
+            byAccount.putAll(lane.portfolios());
+        }
+        final List<String> left = leftOpen(byAccount, trail);
+        if (!left.isEmpty())
+        {
+            for (final String what : left)
+            {
+                err.println("gpux demo: left open after the wind-down: " + what);
+            }
+            checks.put("leftOpenAfterWindDown", String.join(" | ", left));
+        }
+    }
+
+    /**
+     * What the final portfolios still hold: each lease once (its market, machine, state, renter and owner) and each
+     * open order, with their last events and their accounts' last logins and drops.
+     */
+    static List<String> leftOpen(final Map<String, Portfolio> finals, final LeaseTrail trail)
+    {
+        final List<String> left = new ArrayList<>();
+        final Map<Long, LeaseInfo> leases = new TreeMap<>();
+        final Map<Long, String> renters = new HashMap<>();
+        final Map<Long, String> owners = new HashMap<>();
+        finals.forEach((account, p) ->
+        {
+            for (final OpenOrder o : p.getOrdersList())
+            {
+                left.add("order " + o.getOrderId() + " (" + o.getSide() + " " + o.getMarket() + ", " + o.getOpenGpus()
+                    + " GPUs open at " + Money.formatPrice(o.getPrice()) + ") of " + account + "; its last events: "
+                    + trail.order(o.getOrderId()) + "; " + account + "'s sessions: " + trail.sessions(account));
+            }
+            for (final LeaseInfo l : p.getLeasesList())
+            {
+                leases.putIfAbsent(l.getLeaseId(), l);
+                (l.getRenter() ? renters : owners).put(l.getLeaseId(), account);
+            }
+        });
+        leases.forEach((id, l) ->
+        {
+            final String renter = renters.getOrDefault(id, "?");
+            final String owner = owners.getOrDefault(id, "?");
+            left.add("lease " + id + " (" + l.getMarket() + ", machine " + l.getMachineId() + ", " + l.getGpus() + " GPUs, "
+                + l.getState()
+                + (l.getNoticeEffectiveMs() > 0 ? ", notice effective " + LeaseTrail.time(l.getNoticeEffectiveMs()) : "")
+                + ") rented by " + renter + " on a machine of " + owner + "; its last events: " + trail.lease(id)
+                + "; sessions: " + renter + ": " + trail.sessions(renter) + "; " + owner + ": " + trail.sessions(owner));
+        });
+        return left;
     }
 }

@@ -38,6 +38,7 @@ final class DemoClients implements AutoCloseable
     private final PrintStream err;
     private final Population population;
     private final LatencyRecorder latency;
+    private final LeaseTrail trail;
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("gpux-demo-client", true),
         NioIoHandler.newFactory());
     private final List<GpuxClient> clients = new ArrayList<>();
@@ -45,10 +46,12 @@ final class DemoClients implements AutoCloseable
     private final Map<Agent, Response> keys = new HashMap<>();
     private final AtomicInteger listenerErrorsPrinted = new AtomicInteger();
 
-    DemoClients(final Population population, final LatencyRecorder latency, final PrintStream err)
+    /** @param trail hears every agent's and lane account's client. */
+    DemoClients(final Population population, final LatencyRecorder latency, final LeaseTrail trail, final PrintStream err)
     {
         this.population = population;
         this.latency = latency;
+        this.trail = trail;
         this.err = err;
     }
 
@@ -136,6 +139,7 @@ final class DemoClients implements AutoCloseable
             this.keys.put(a, key);
             final GpuxClient client = new GpuxClient(context(port, key.getAssignedId(), key.getSecret(), a.name()));
             clients.add(client);
+            client.addListener(trail.listener(a.name()));
             final ClientMarketAccess access = new ClientMarketAccess(client, clock, latency, population.live.commands);
             accesses.put(a, access);
         }
@@ -166,6 +170,7 @@ final class DemoClients implements AutoCloseable
             k += a.deposit() > 0 ? 3 : 2;
             final GpuxClient client = new GpuxClient(context(port, key.getAssignedId(), key.getSecret(), a.name()));
             clients.add(client);
+            client.addListener(trail.listener(a.name()));
             client.connect();
             lane.add(client);
         }

@@ -118,8 +118,9 @@ public final class DemoRun
     private RunOutcome run() throws Exception
     {
         startExchange();
-        clients = new DemoClients(population, latency, err);
-        audit = new DemoAudit(clients.accesses(), err);
+        final LeaseTrail trail = new LeaseTrail(clock::now);
+        clients = new DemoClients(population, latency, trail, err);
+        audit = new DemoAudit(clients.accesses(), trail, err);
         try
         {
             setUp();

@@ -89,8 +89,12 @@ public final class WorkloadLane implements AutoCloseable
     {
     }
 
-    /** The lane's money: what its renters were given, what its accounts hold, the fees on its machines' leases. */
-    public record Money(long deposits, long balances, long fees, boolean allAnswered, boolean nonNegative, boolean nothingOpen)
+    /**
+     * The lane's money: what its renters were given, what its accounts hold, the fees on its machines' leases; and
+     * each account's portfolio, by account name.
+     */
+    public record Money(long deposits, long balances, long fees, boolean allAnswered, boolean nonNegative, boolean nothingOpen,
+        Map<String, Portfolio> portfolios)
     {
     }
 
@@ -279,17 +283,22 @@ public final class WorkloadLane implements AutoCloseable
         boolean nothingOpen = true;
         final List<GpuxClient> all = new ArrayList<>(owners);
         all.addAll(renters);
-        for (final GpuxClient c : all)
+        final List<Account> names = accounts(s.jobs());
+        final Map<String, Portfolio> portfolios = new java.util.TreeMap<>();
+        for (int i = 0; i < all.size(); i++)
         {
+            final GpuxClient c = all.get(i);
             try
             {
                 final Portfolio p = c.portfolio(timeout);
+                portfolios.put(names.get(i).name(), p);
                 balances += p.getBalance();
                 nonNegative &= p.getBalance() >= 0 && p.getAvailable() >= 0;
                 nothingOpen &= p.getLeasesCount() == 0 && p.getOrdersCount() == 0;
             }
-            catch (final IOException | java.util.concurrent.TimeoutException ex)
+            catch (final IOException | java.util.concurrent.TimeoutException | IllegalStateException ex)
             {
+                // no answer, or the client is not connected
                 answered = false;
             }
         }
@@ -298,7 +307,7 @@ public final class WorkloadLane implements AutoCloseable
         {
             feeSum += f;
         }
-        return new Money(RENTER_DEPOSIT * renters.size(), balances, feeSum, answered, nonNegative, nothingOpen);
+        return new Money(RENTER_DEPOSIT * renters.size(), balances, feeSum, answered, nonNegative, nothingOpen, portfolios);
     }
 
     /** Stops what {@link #finish} has not: the agents at once (their workloads end with their leases). */
