@@ -223,6 +223,10 @@ public final class WorkloadLane implements AutoCloseable
     public void finish(final Duration wait) throws InterruptedException
     {
         closing = true;
+        for (final Runner r : runners)
+        {
+            r.stopStarting();
+        }
         final long deadline = System.nanoTime() + wait.toNanos();
         for (final Runner r : runners)
         {
@@ -362,7 +366,7 @@ public final class WorkloadLane implements AutoCloseable
         private final int n;
         private final boolean checkpointed;
         private final List<WorkloadFigures.JobRun> done = new CopyOnWriteArrayList<>();
-        private volatile Job current;
+        private final JobChain<Job> jobs = new JobChain<>();
         private int count;
 
         Runner(final GpuxClient client, final int n, final boolean checkpointed)
@@ -374,25 +378,27 @@ public final class WorkloadLane implements AutoCloseable
 
         String name()
         {
-            return current == null ? "lane renter " + n : current.name;
+            final Job job = jobs.current();
+            return job == null ? "lane renter " + n : job.name;
         }
 
-        /** The lane's thread: the next job, unless the market has closed. */
+        /** The lane's thread: the next job, unless the lane is finishing. */
         void next()
         {
-            if (closing)
-            {
-                return;
-            }
-            count++;
             try
             {
-                current = new Job(this, (checkpointed ? "ckpt-" : "nockpt-") + n + "-" + count);
+                jobs.start(() -> new Job(this, (checkpointed ? "ckpt-" : "nockpt-") + n + "-" + (++count)));
             }
-            catch (final IOException | JobFileException ex)
+            catch (final Exception ex)
             {
                 err.println("gpux demo: the workload lane cannot start a job: " + ex.getMessage());
             }
+        }
+
+        /** No job starts any more; a job being started is the current one when this returns. */
+        void stopStarting()
+        {
+            jobs.close();
         }
 
         void ended(final Job job, final ManagedJob.Report report)
@@ -420,7 +426,7 @@ public final class WorkloadLane implements AutoCloseable
 
         void maybeReclaim() throws IOException
         {
-            final Job job = current;
+            final Job job = jobs.current();
             if (job != null)
             {
                 job.maybeReclaim();
@@ -429,7 +435,7 @@ public final class WorkloadLane implements AutoCloseable
 
         void awaitCurrent(final long deadlineNs) throws InterruptedException
         {
-            final Job job = current;
+            final Job job = jobs.current();
             if (job == null)
             {
                 return;
@@ -446,7 +452,7 @@ public final class WorkloadLane implements AutoCloseable
 
         void cancel()
         {
-            final Job job = current;
+            final Job job = jobs.current();
             if (job != null && !job.managed.result().isDone())
             {
                 job.managed.cancel();
