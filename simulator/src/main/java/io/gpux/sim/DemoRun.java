@@ -207,17 +207,20 @@ public final class DemoRun
         while (true)
         {
             final long now = System.currentTimeMillis();
-            if (now >= runEndWall)
-            {
-                break;
-            }
             if (now >= killAt && kill == null)
             {
+                // also when this thread wakes past the run's end (a starved machine): a run asked to kill kills
                 kill = new ExchangeKill();
-                progress.show((now - runStartWall) / (double)(runEndWall - runStartWall), clock.now(), "SIGKILL the exchange");
+                progress.show(Math.min(1.0, (now - runStartWall) / (double)(runEndWall - runStartWall)), clock.now(),
+                    "SIGKILL the exchange");
                 exchange = kill.killAndRestart(exchange, clock);
                 note = String.format(Locale.ROOT, "exchange killed and restarted in %.1f s", kill.restartMillis / 1000.0);
                 kill.awaitReconnect(clients, everyone);
+                continue;
+            }
+            if (now >= runEndWall)
+            {
+                break;
             }
             progress.show((now - runStartWall) / (double)(runEndWall - runStartWall), clock.now(), note);
             if (++round % 8 == 0)
