@@ -21,6 +21,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -109,34 +110,48 @@ final class DemoAudit
     }
 
     /**
-     * Waits until no account has a lease or an open order (at most 30 s); returns each account's last
-     * portfolio. A query that fails (the client is reconnecting) is asked again.
+     * Waits until no account has a lease or an open order (at most 30 s); returns each agent's last
+     * portfolio. A query that fails (the client is reconnecting) is asked again. The workload lane's
+     * accounts ({@code lane}, by name) are swept like the agents': what its stopped agents and jobs left
+     * open (a release or a withdrawal that did not get through around a restart) is cleaned up and
+     * reported with the agents' leftovers.
      */
-    Map<Agent, Portfolio> windDown(final List<Agent> everyone) throws InterruptedException
+    Map<Agent, Portfolio> windDown(final List<Agent> everyone, final Map<String, GpuxClient> lane) throws InterruptedException
     {
         final long deadline = System.currentTimeMillis() + 30_000;
+        final Map<String, GpuxClient> accounts = new LinkedHashMap<>();
+        final Map<String, Agent> agents = new HashMap<>();
+        for (final Agent a : everyone)
+        {
+            accounts.put(a.name(), accesses.get(a).client());
+            agents.put(a.name(), a);
+        }
+        accounts.putAll(lane);
         final Map<Agent, Portfolio> last = new HashMap<>();
         int sweep = 0;
         while (true)
         {
             boolean quiet = true;
-            for (final Agent a : everyone)
+            for (final Map.Entry<String, GpuxClient> account : accounts.entrySet())
             {
-                final Portfolio p = portfolio(a, deadline);
+                final Portfolio p = portfolio(account.getValue(), deadline);
                 if (p == null)
                 {
                     quiet = false;
                     continue;
                 }
-                last.put(a, p);
+                if (agents.containsKey(account.getKey()))
+                {
+                    last.put(agents.get(account.getKey()), p);
+                }
                 if (p.getLeasesCount() > 0 || p.getOrdersCount() > 0)
                 {
                     quiet = false;
                     if (++sweep % 5 == 0)
                     {
                         // the agents stopped some time ago: whatever is left is cleaned up by the operator
-                        leftovers.add(a.name() + ": " + p.getOrdersCount() + " orders, " + p.getLeasesCount() + " leases");
-                        sweepUp(a, p);
+                        leftovers.add(account.getKey() + ": " + p.getOrdersCount() + " orders, " + p.getLeasesCount() + " leases");
+                        sweepUp(account.getValue(), p);
                     }
                 }
             }
@@ -149,9 +164,8 @@ final class DemoAudit
     }
 
     /** Mass-cancels what an account still has open and releases the leases it rents. */
-    private void sweepUp(final Agent a, final Portfolio p)
+    private static void sweepUp(final GpuxClient client, final Portfolio p)
     {
-        final GpuxClient client = accesses.get(a).client();
         if (p.getOrdersCount() > 0)
         {
             client.massCancel(null);
@@ -166,9 +180,8 @@ final class DemoAudit
     }
 
     /** An account's portfolio, retried while its client reconnects; null if none came before the deadline. */
-    private Portfolio portfolio(final Agent a, final long deadline) throws InterruptedException
+    private static Portfolio portfolio(final GpuxClient client, final long deadline) throws InterruptedException
     {
-        final GpuxClient client = accesses.get(a).client();
         while (true)
         {
             try

@@ -236,7 +236,7 @@ public final class DemoRun
 
     /**
      * The workload lane's jobs finish; sellers withdraw their asks, then renters and the observer stop;
-     * what an agent left open is cleaned up.
+     * what an agent or the workload lane left open is cleaned up.
      *
      * @return every agent's final portfolio.
      */
@@ -262,7 +262,7 @@ public final class DemoRun
         }
         population.observer.stop();
         final long windDownStart = System.currentTimeMillis();
-        final Map<Agent, Portfolio> finals = audit.windDown(everyone);
+        final Map<Agent, Portfolio> finals = audit.windDown(everyone, clients.laneAccounts());
         err.printf("gpux demo: market wound down in %.1f s; checking every account's events%n",
             (System.currentTimeMillis() - windDownStart) / 1000.0);
         return finals;
