@@ -21,8 +21,10 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -42,14 +44,16 @@ final class DemoAudit
 {
     private final Map<Agent, ClientMarketAccess> accesses;
     private final PrintStream err;
+    private final LeaseTrail trail;
     final List<String> portfolioProblems = new ArrayList<>();
     final List<String> leftovers = new ArrayList<>();
     long portfoliosChecked;
     long midRunChecks;
 
-    DemoAudit(final Map<Agent, ClientMarketAccess> accesses, final PrintStream err)
+    DemoAudit(final Map<Agent, ClientMarketAccess> accesses, final LeaseTrail trail, final PrintStream err)
     {
         this.accesses = accesses;
+        this.trail = trail;
         this.err = err;
     }
 
@@ -106,34 +110,48 @@ final class DemoAudit
     }
 
     /**
-     * Waits until no account has a lease or an open order (at most 30 s); returns each account's last
-     * portfolio. A query that fails (the client is reconnecting) is asked again.
+     * Waits until no account has a lease or an open order (at most 30 s); returns each agent's last
+     * portfolio. A query that fails (the client is reconnecting) is asked again. The workload lane's
+     * accounts ({@code lane}, by name) are swept like the agents': what its stopped agents and jobs left
+     * open (a release or a withdrawal that did not get through around a restart) is cleaned up and
+     * reported with the agents' leftovers.
      */
-    Map<Agent, Portfolio> windDown(final List<Agent> everyone) throws InterruptedException
+    Map<Agent, Portfolio> windDown(final List<Agent> everyone, final Map<String, GpuxClient> lane) throws InterruptedException
     {
         final long deadline = System.currentTimeMillis() + 30_000;
+        final Map<String, GpuxClient> accounts = new LinkedHashMap<>();
+        final Map<String, Agent> agents = new HashMap<>();
+        for (final Agent a : everyone)
+        {
+            accounts.put(a.name(), accesses.get(a).client());
+            agents.put(a.name(), a);
+        }
+        accounts.putAll(lane);
         final Map<Agent, Portfolio> last = new HashMap<>();
         int sweep = 0;
         while (true)
         {
             boolean quiet = true;
-            for (final Agent a : everyone)
+            for (final Map.Entry<String, GpuxClient> account : accounts.entrySet())
             {
-                final Portfolio p = portfolio(a, deadline);
+                final Portfolio p = portfolio(account.getValue(), deadline);
                 if (p == null)
                 {
                     quiet = false;
                     continue;
                 }
-                last.put(a, p);
+                if (agents.containsKey(account.getKey()))
+                {
+                    last.put(agents.get(account.getKey()), p);
+                }
                 if (p.getLeasesCount() > 0 || p.getOrdersCount() > 0)
                 {
                     quiet = false;
                     if (++sweep % 5 == 0)
                     {
                         // the agents stopped some time ago: whatever is left is cleaned up by the operator
-                        leftovers.add(a.name() + ": " + p.getOrdersCount() + " orders, " + p.getLeasesCount() + " leases");
-                        sweepUp(a, p);
+                        leftovers.add(account.getKey() + ": " + p.getOrdersCount() + " orders, " + p.getLeasesCount() + " leases");
+                        sweepUp(account.getValue(), p);
                     }
                 }
             }
@@ -146,9 +164,8 @@ final class DemoAudit
     }
 
     /** Mass-cancels what an account still has open and releases the leases it rents. */
-    private void sweepUp(final Agent a, final Portfolio p)
+    private static void sweepUp(final GpuxClient client, final Portfolio p)
     {
-        final GpuxClient client = accesses.get(a).client();
         if (p.getOrdersCount() > 0)
         {
             client.massCancel(null);
@@ -163,9 +180,8 @@ final class DemoAudit
     }
 
     /** An account's portfolio, retried while its client reconnects; null if none came before the deadline. */
-    private Portfolio portfolio(final Agent a, final long deadline) throws InterruptedException
+    private static Portfolio portfolio(final GpuxClient client, final long deadline) throws InterruptedException
     {
-        final GpuxClient client = accesses.get(a).client();
         while (true)
         {
             try
@@ -234,6 +250,10 @@ final class DemoAudit
         return mismatches.get();
     }
 
+    /**
+     * The money checks and the wind-down's: nothing left open. What is left (a lease, an order) is named in
+     * {@code leftOpenAfterWindDown}, and printed, with its accounts, market and last events.
+     */
     void moneyChecks(final Map<String, Object> checks, final List<AgentRecords> records, final Map<Agent, Portfolio> finals,
         final long deposits, final List<Agent> everyone, final WorkloadLane.Money lane)
     {
@@ -280,5 +300,57 @@ final class DemoAudit
         checks.put("feesMicros", fees);
         checks.put("noNegativeBalance", nonNegative);
         checks.put("allLeasesEndedAfterWindDown", noLeases);
+        final Map<String, Portfolio> byAccount = new TreeMap<>();
+        finals.forEach((a, p) -> byAccount.put(a.name(), p));
+        if (lane != null)
+        {
+            byAccount.putAll(lane.portfolios());
+        }
+        final List<String> left = leftOpen(byAccount, trail);
+        if (!left.isEmpty())
+        {
+            for (final String what : left)
+            {
+                err.println("gpux demo: left open after the wind-down: " + what);
+            }
+            checks.put("leftOpenAfterWindDown", String.join(" | ", left));
+        }
+    }
+
+    /**
+     * What the final portfolios still hold: each lease once (its market, machine, state, renter and owner) and each
+     * open order, with their last events and their accounts' last logins and drops.
+     */
+    static List<String> leftOpen(final Map<String, Portfolio> finals, final LeaseTrail trail)
+    {
+        final List<String> left = new ArrayList<>();
+        final Map<Long, LeaseInfo> leases = new TreeMap<>();
+        final Map<Long, String> renters = new HashMap<>();
+        final Map<Long, String> owners = new HashMap<>();
+        finals.forEach((account, p) ->
+        {
+            for (final OpenOrder o : p.getOrdersList())
+            {
+                left.add("order " + o.getOrderId() + " (" + o.getSide() + " " + o.getMarket() + ", " + o.getOpenGpus()
+                    + " GPUs open at " + Money.formatPrice(o.getPrice()) + ") of " + account + "; its last events: "
+                    + trail.order(o.getOrderId()) + "; " + account + "'s sessions: " + trail.sessions(account));
+            }
+            for (final LeaseInfo l : p.getLeasesList())
+            {
+                leases.putIfAbsent(l.getLeaseId(), l);
+                (l.getRenter() ? renters : owners).put(l.getLeaseId(), account);
+            }
+        });
+        leases.forEach((id, l) ->
+        {
+            final String renter = renters.getOrDefault(id, "?");
+            final String owner = owners.getOrDefault(id, "?");
+            left.add("lease " + id + " (" + l.getMarket() + ", machine " + l.getMachineId() + ", " + l.getGpus() + " GPUs, "
+                + l.getState()
+                + (l.getNoticeEffectiveMs() > 0 ? ", notice effective " + LeaseTrail.time(l.getNoticeEffectiveMs()) : "")
+                + ") rented by " + renter + " on a machine of " + owner + "; its last events: " + trail.lease(id)
+                + "; sessions: " + renter + ": " + trail.sessions(renter) + "; " + owner + ": " + trail.sessions(owner));
+        });
+        return left;
     }
 }

@@ -1,7 +1,9 @@
 package io.gpux.sim;
 
 import io.gpux.client.ClientContext;
+import io.gpux.client.ClientListener;
 import io.gpux.client.GpuxClient;
+import io.gpux.proto.v1.LoginAccepted;
 import io.gpux.proto.v1.Response;
 import io.gpux.sim.agent.Agent;
 import io.gpux.sim.agent.Population;
@@ -18,8 +20,10 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,17 +42,22 @@ final class DemoClients implements AutoCloseable
     private final PrintStream err;
     private final Population population;
     private final LatencyRecorder latency;
+    private final LeaseTrail trail;
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("gpux-demo-client", true),
         NioIoHandler.newFactory());
     private final List<GpuxClient> clients = new ArrayList<>();
+    private final Map<GpuxClient, AtomicInteger> laneLogins = new ConcurrentHashMap<>();
+    private final Map<String, GpuxClient> laneAccounts = new LinkedHashMap<>();
     private final Map<Agent, ClientMarketAccess> accesses = new HashMap<>();
     private final Map<Agent, Response> keys = new HashMap<>();
     private final AtomicInteger listenerErrorsPrinted = new AtomicInteger();
 
-    DemoClients(final Population population, final LatencyRecorder latency, final PrintStream err)
+    /** @param trail hears every agent's and lane account's client. */
+    DemoClients(final Population population, final LatencyRecorder latency, final LeaseTrail trail, final PrintStream err)
     {
         this.population = population;
         this.latency = latency;
+        this.trail = trail;
         this.err = err;
     }
 
@@ -136,6 +145,7 @@ final class DemoClients implements AutoCloseable
             this.keys.put(a, key);
             final GpuxClient client = new GpuxClient(context(port, key.getAssignedId(), key.getSecret(), a.name()));
             clients.add(client);
+            client.addListener(trail.listener(a.name()));
             final ClientMarketAccess access = new ClientMarketAccess(client, clock, latency, population.live.commands);
             accesses.put(a, access);
         }
@@ -166,10 +176,41 @@ final class DemoClients implements AutoCloseable
             k += a.deposit() > 0 ? 3 : 2;
             final GpuxClient client = new GpuxClient(context(port, key.getAssignedId(), key.getSecret(), a.name()));
             clients.add(client);
+            client.addListener(trail.listener(a.name()));
+            final AtomicInteger logins = new AtomicInteger();
+            laneLogins.put(client, logins);
+            client.addListener(new ClientListener()
+            {
+                @Override
+                public void onLoginAccepted(final LoginAccepted accepted)
+                {
+                    logins.incrementAndGet();
+                }
+            });
             client.connect();
             lane.add(client);
+            laneAccounts.put(a.name(), client);
         }
         return lane;
+    }
+
+    /** The workload lane's clients by account name (none without a lane). */
+    Map<String, GpuxClient> laneAccounts()
+    {
+        return laneAccounts;
+    }
+
+    /** Whether every client of the workload lane is connected again after a restart (logged in twice or more); true without a lane. */
+    boolean laneReconnected()
+    {
+        for (final Map.Entry<GpuxClient, AtomicInteger> c : laneLogins.entrySet())
+        {
+            if (!c.getKey().isConnected() || c.getValue().get() < 2)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Attaches every agent to its access and logs its client in, eight at a time. */
@@ -249,6 +290,8 @@ final class DemoClients implements AutoCloseable
             c.close();
         }
         clients.clear();
+        laneLogins.clear();
+        laneAccounts.clear();
     }
 
     /** Closes every client, then the event loop group. */

@@ -206,6 +206,10 @@ final class DemoReport
                 bad.add(Labels.label(k));
             }
         });
+        if (checks.get("leftOpenAfterWindDown") != null)
+        {
+            bad.add("left open: " + checks.get("leftOpenAfterWindDown"));
+        }
         return String.join(", ", bad);
     }
 }

@@ -131,8 +131,9 @@ public final class DemoRun
     private RunOutcome run() throws Exception
     {
         startExchange();
-        clients = new DemoClients(population, latency, err);
-        audit = new DemoAudit(clients.accesses(), err);
+        final LeaseTrail trail = new LeaseTrail(clock::now);
+        clients = new DemoClients(population, latency, trail, err);
+        audit = new DemoAudit(clients.accesses(), trail, err);
         try
         {
             setUp();
@@ -219,17 +220,20 @@ public final class DemoRun
         while (true)
         {
             final long now = System.currentTimeMillis();
-            if (now >= runEndWall)
-            {
-                break;
-            }
             if (now >= killAt && kill == null)
             {
+                // also when this thread wakes past the run's end (a starved machine): a run asked to kill kills
                 kill = new ExchangeKill();
-                progress.show((now - runStartWall) / (double)(runEndWall - runStartWall), clock.now(), "SIGKILL the exchange");
+                progress.show(Math.min(1.0, (now - runStartWall) / (double)(runEndWall - runStartWall)), clock.now(),
+                    "SIGKILL the exchange");
                 exchange = kill.killAndRestart(exchange, clock);
                 note = String.format(Locale.ROOT, "exchange killed and restarted in %.1f s", kill.restartMillis / 1000.0);
                 kill.awaitReconnect(clients, everyone);
+                continue;
+            }
+            if (now >= runEndWall)
+            {
+                break;
             }
             progress.show((now - runStartWall) / (double)(runEndWall - runStartWall), clock.now(), note);
             if (++round % 8 == 0)
@@ -245,7 +249,7 @@ public final class DemoRun
 
     /**
      * The workload lane's jobs finish; sellers withdraw their asks, then renters and the observer stop;
-     * what an agent left open is cleaned up.
+     * what an agent or the workload lane left open is cleaned up.
      *
      * @return every agent's final portfolio.
      */
@@ -271,7 +275,7 @@ public final class DemoRun
         }
         population.observer.stop();
         final long windDownStart = System.currentTimeMillis();
-        final Map<Agent, Portfolio> finals = audit.windDown(everyone);
+        final Map<Agent, Portfolio> finals = audit.windDown(everyone, clients.laneAccounts());
         err.printf("gpux demo: market wound down in %.1f s; checking every account's events%n",
             (System.currentTimeMillis() - windDownStart) / 1000.0);
         return finals;

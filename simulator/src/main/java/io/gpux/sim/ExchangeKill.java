@@ -28,14 +28,17 @@ final class ExchangeKill
         return restarted;
     }
 
-    /** Waits (30 s at most) until every agent's client is connected and logged in again. */
+    /**
+     * Waits (30 s at most) until every agent's client, and the workload lane's, is connected and logged in again: the
+     * market winds down after the run with every account reachable.
+     */
     void awaitReconnect(final DemoClients clients, final List<Agent> everyone) throws InterruptedException
     {
         final long deadline = System.currentTimeMillis() + 30_000;
         while (System.currentTimeMillis() < deadline)
         {
             reconnected = clients.reconnected(everyone);
-            if (reconnected == everyone.size())
+            if (reconnected == everyone.size() && clients.laneReconnected())
             {
                 reconnectMillis = System.currentTimeMillis() - killWallMs;
                 return;

@@ -137,7 +137,8 @@ class DemoRunTest
         assertEquals(Boolean.TRUE, checks.get("accountEventsGapFree"), "events gap-free");
         assertEquals(Boolean.TRUE, checks.get("lastSeqMatchesExchange"), "no event lost");
         assertEquals(Boolean.TRUE, checks.get("everyInterruptionOfAWorkingMachineNoticedWithFullGrace"), "full-grace notices before interruptions");
-        assertEquals(Boolean.TRUE, checks.get("allLeasesEndedAfterWindDown"), "wind-down");
+        assertEquals(Boolean.TRUE, checks.get("allLeasesEndedAfterWindDown"),
+            "wind-down: " + checks.get("leftOpenAfterWindDown"));
         assertTrue(outcome.ok(), "every check holds: " + checks);
 
         final Analysis a = outcome.report().analysis();

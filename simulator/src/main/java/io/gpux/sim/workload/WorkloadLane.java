@@ -89,8 +89,12 @@ public final class WorkloadLane implements AutoCloseable
     {
     }
 
-    /** The lane's money: what its renters were given, what its accounts hold, the fees on its machines' leases. */
-    public record Money(long deposits, long balances, long fees, boolean allAnswered, boolean nonNegative, boolean nothingOpen)
+    /**
+     * The lane's money: what its renters were given, what its accounts hold, the fees on its machines' leases; and
+     * each account's portfolio, by account name.
+     */
+    public record Money(long deposits, long balances, long fees, boolean allAnswered, boolean nonNegative, boolean nothingOpen,
+        Map<String, Portfolio> portfolios)
     {
     }
 
@@ -219,6 +223,10 @@ public final class WorkloadLane implements AutoCloseable
     public void finish(final Duration wait) throws InterruptedException
     {
         closing = true;
+        for (final Runner r : runners)
+        {
+            r.stopStarting();
+        }
         final long deadline = System.nanoTime() + wait.toNanos();
         for (final Runner r : runners)
         {
@@ -279,17 +287,22 @@ public final class WorkloadLane implements AutoCloseable
         boolean nothingOpen = true;
         final List<GpuxClient> all = new ArrayList<>(owners);
         all.addAll(renters);
-        for (final GpuxClient c : all)
+        final List<Account> names = accounts(s.jobs());
+        final Map<String, Portfolio> portfolios = new java.util.TreeMap<>();
+        for (int i = 0; i < all.size(); i++)
         {
+            final GpuxClient c = all.get(i);
             try
             {
                 final Portfolio p = c.portfolio(timeout);
+                portfolios.put(names.get(i).name(), p);
                 balances += p.getBalance();
                 nonNegative &= p.getBalance() >= 0 && p.getAvailable() >= 0;
                 nothingOpen &= p.getLeasesCount() == 0 && p.getOrdersCount() == 0;
             }
-            catch (final IOException | java.util.concurrent.TimeoutException ex)
+            catch (final IOException | java.util.concurrent.TimeoutException | IllegalStateException ex)
             {
+                // no answer, or the client is not connected
                 answered = false;
             }
         }
@@ -298,7 +311,7 @@ public final class WorkloadLane implements AutoCloseable
         {
             feeSum += f;
         }
-        return new Money(RENTER_DEPOSIT * renters.size(), balances, feeSum, answered, nonNegative, nothingOpen);
+        return new Money(RENTER_DEPOSIT * renters.size(), balances, feeSum, answered, nonNegative, nothingOpen, portfolios);
     }
 
     /** Stops what {@link #finish} has not: the agents at once (their workloads end with their leases). */
@@ -353,7 +366,7 @@ public final class WorkloadLane implements AutoCloseable
         private final int n;
         private final boolean checkpointed;
         private final List<WorkloadFigures.JobRun> done = new CopyOnWriteArrayList<>();
-        private volatile Job current;
+        private final JobChain<Job> jobs = new JobChain<>();
         private int count;
 
         Runner(final GpuxClient client, final int n, final boolean checkpointed)
@@ -365,25 +378,27 @@ public final class WorkloadLane implements AutoCloseable
 
         String name()
         {
-            return current == null ? "lane renter " + n : current.name;
+            final Job job = jobs.current();
+            return job == null ? "lane renter " + n : job.name;
         }
 
-        /** The lane's thread: the next job, unless the market has closed. */
+        /** The lane's thread: the next job, unless the lane is finishing. */
         void next()
         {
-            if (closing)
-            {
-                return;
-            }
-            count++;
             try
             {
-                current = new Job(this, (checkpointed ? "ckpt-" : "nockpt-") + n + "-" + count);
+                jobs.start(() -> new Job(this, (checkpointed ? "ckpt-" : "nockpt-") + n + "-" + (++count)));
             }
-            catch (final IOException | JobFileException ex)
+            catch (final Exception ex)
             {
                 err.println("gpux demo: the workload lane cannot start a job: " + ex.getMessage());
             }
+        }
+
+        /** No job starts any more; a job being started is the current one when this returns. */
+        void stopStarting()
+        {
+            jobs.close();
         }
 
         void ended(final Job job, final ManagedJob.Report report)
@@ -411,7 +426,7 @@ public final class WorkloadLane implements AutoCloseable
 
         void maybeReclaim() throws IOException
         {
-            final Job job = current;
+            final Job job = jobs.current();
             if (job != null)
             {
                 job.maybeReclaim();
@@ -420,7 +435,7 @@ public final class WorkloadLane implements AutoCloseable
 
         void awaitCurrent(final long deadlineNs) throws InterruptedException
         {
-            final Job job = current;
+            final Job job = jobs.current();
             if (job == null)
             {
                 return;
@@ -437,7 +452,7 @@ public final class WorkloadLane implements AutoCloseable
 
         void cancel()
         {
-            final Job job = current;
+            final Job job = jobs.current();
             if (job != null && !job.managed.result().isDone())
             {
                 job.managed.cancel();
