@@ -73,7 +73,7 @@ public final class DemoMain implements Callable<Integer>
     /** Runs the command and returns its exit status (tests call this; {@link #main} exits with it). */
     public static int execute(final String... args)
     {
-        return new CommandLine(new DemoMain()).execute(args);
+        return OneLineFailures.commandLine(new DemoMain(), "gpux demo").execute(args);
     }
 
     public static void main(final String[] args)

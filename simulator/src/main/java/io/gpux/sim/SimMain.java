@@ -107,6 +107,6 @@ public final class SimMain implements Callable<Integer>
 
     public static void main(final String[] args)
     {
-        System.exit(new CommandLine(new SimMain()).execute(args));
+        System.exit(OneLineFailures.commandLine(new SimMain(), "gpux sim").execute(args));
     }
 }
