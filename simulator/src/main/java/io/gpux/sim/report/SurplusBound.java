@@ -28,7 +28,8 @@ import org.ojalgo.optimisation.Variable;
  * GPU-hours used.
  *
  * <p>{@link #forWindow} keeps the program small enough to solve in seconds to minutes: slots of an
- * hour for a window of up to {@link #MAX_SLOTS} hours, longer slots beyond, tiers of {@link #TIER}.
+ * hour for a window of up to {@link #MAX_SLOTS} hours, longer slots beyond, tiers of {@link #TIER}, and
+ * in longer slots only the biggest gangs kept apart.
  */
 public final class SurplusBound
 {
@@ -37,6 +38,13 @@ public final class SurplusBound
     public static final long HOUR_MS = 3_600_000L;
     /** The most slots {@link #forWindow} makes. */
     public static final int MAX_SLOTS = 24;
+    /**
+     * The smallest gang kept apart by {@link #forWindow} when its slots are longer than an hour (a week's):
+     * smaller gangs are pooled with the jobs that may spread over machines, which keeps a week's program
+     * near the size it has without gangs (pools of every gang size make it twice as large and several
+     * times slower to solve).
+     */
+    public static final int LONG_WINDOW_GANG = 16;
 
     static
     {
@@ -83,6 +91,7 @@ public final class SurplusBound
     private final long slotMs;
     private final double tier;
     private final int slots;
+    private final int smallestGang;
     /** Pools by (gang size, value tier, last slot). */
     private final Map<List<Integer>, Pool> demand = new TreeMap<>(SurplusBound::compareKeys);
     /** Per slot: capacity by (machine size, cost tier). */
@@ -90,20 +99,33 @@ public final class SurplusBound
     private int variables;
     private int constraints;
 
-    /** The bound over [openMs, closeMs) with whole hours as slots, at most {@link #MAX_SLOTS} of them, and tiers of {@link #TIER}. */
+    /**
+     * The bound over [openMs, closeMs) with whole hours as slots, at most {@link #MAX_SLOTS} of them, tiers of
+     * {@link #TIER}, every gang size kept apart in hour slots and gangs from {@link #LONG_WINDOW_GANG} in longer ones.
+     */
     public static SurplusBound forWindow(final long openMs, final long closeMs)
     {
         final long hours = Math.max(1, (closeMs - openMs + HOUR_MS - 1) / HOUR_MS);
-        return new SurplusBound(openMs, closeMs, (hours + MAX_SLOTS - 1) / MAX_SLOTS * HOUR_MS, TIER);
+        final long slotMs = (hours + MAX_SLOTS - 1) / MAX_SLOTS * HOUR_MS;
+        return new SurplusBound(openMs, closeMs, slotMs, TIER, slotMs > HOUR_MS ? LONG_WINDOW_GANG : 2);
+    }
+
+    /** Every gang size kept apart: {@link #SurplusBound(long, long, long, double, int)} from 2. */
+    public SurplusBound(final long openMs, final long closeMs, final long slotMs, final double tier)
+    {
+        this(openMs, closeMs, slotMs, tier, 2);
     }
 
     /**
-     * @param slotMs the slots' length.
-     * @param tier   jobs are pooled, and machines grouped, by powers of this (greater than 1) of their
-     *               value and cost.
+     * @param slotMs       the slots' length.
+     * @param tier         jobs are pooled, and machines grouped, by powers of this (greater than 1) of their
+     *                     value and cost.
+     * @param smallestGang gang jobs of fewer GPUs are pooled with the jobs that may spread over machines
+     *                     (a relaxation: the bound stays valid, and the program smaller).
      */
-    public SurplusBound(final long openMs, final long closeMs, final long slotMs, final double tier)
+    public SurplusBound(final long openMs, final long closeMs, final long slotMs, final double tier, final int smallestGang)
     {
+        this.smallestGang = smallestGang;
         this.openMs = openMs;
         this.closeMs = closeMs;
         this.slotMs = slotMs;
@@ -196,7 +218,7 @@ public final class SurplusBound
         final int level = (int)Math.ceil(Math.log(value) / Math.log(tier) - 1e-9);
         final int first = slotOf(arrivalMs);
         final int last = Math.max(first, slotOf(until - 1));
-        final int gangSize = gang ? gpus : 1;
+        final int gangSize = gang && gpus >= smallestGang ? gpus : 1;
         final Pool p = demand.computeIfAbsent(List.of(gangSize, level, last), k -> new Pool(gangSize, last));
         p.value = Math.max(p.value, value);
         p.work[first] += workGpuHours;

@@ -169,5 +169,17 @@ class SurplusBoundTest
         week.online(0, 168 * H, 1, 1.0);
         week.job(10 * H, 5, 1, 2.0);
         assertEquals(5, week.solve(), 1e-6);
+        // a week keeps gangs of 16 apart (never on two 8-GPU machines) and pools smaller gangs with the jobs
+        // that may spread over machines (an 8-GPU gang on two 4-GPU machines: 8 GPU-hours at 2 - 1)
+        final SurplusBound gangs = SurplusBound.forWindow(0, 168 * H);
+        gangs.online(0, 168 * H, 8, 1.0);
+        gangs.online(0, 168 * H, 8, 1.0);
+        gangs.job(0, 168 * H, 16, 16, true, 2.0);
+        assertEquals(0, gangs.solve(), 1e-9);
+        final SurplusBound pooled = SurplusBound.forWindow(0, 168 * H);
+        pooled.online(0, 168 * H, 4, 1.0);
+        pooled.online(0, 168 * H, 4, 1.0);
+        pooled.job(0, 168 * H, 8, 8, true, 2.0);
+        assertEquals(8, pooled.solve(), 1e-6);
     }
 }
