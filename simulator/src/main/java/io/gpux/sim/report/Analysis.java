@@ -522,7 +522,8 @@ public final class Analysis
             }
             else
             {
-                bounds.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), (double)j.gpus * j.workMs / 3_600_000.0, j.gpus, j.value);
+                bounds.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), (double)j.gpus * j.workMs / 3_600_000.0, j.gpus, j.gang,
+                    j.value);
             }
         }
         for (final LeaseRecord l : ownerLeases.values())

@@ -129,7 +129,7 @@ class ExportRecomputeTest
                 {
                     until = Math.max(until, end < 0 ? close : end);
                 }
-                b.job(arrival, Math.min(close, until), gpus * work / HOUR, gpus, value);
+                b.job(arrival, Math.min(close, until), gpus * work / HOUR, gpus, Boolean.parseBoolean(j.get("gang")), value);
             }
         }
         double leased = 0;

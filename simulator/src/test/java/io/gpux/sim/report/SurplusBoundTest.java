@@ -63,12 +63,12 @@ class SurplusBoundTest
         b.job(0, H, 3, 1, 5.0);
         b.job(0, 4 * H, 3, 1, 2.0);
         assertEquals(7, b.solve(), 7 * TIERS);
-        // the window is rounded outward to slot edges: a window of [0:30, 1:30) may use hours 0 and 1 (2 x 4 + 2 x 1)
-        final SurplusBound outward = fourHours();
-        outward.online(0, 4 * H, 1, 1.0);
-        outward.job(H / 2, 3 * H / 2, 3, 1, 5.0);
-        outward.job(0, 4 * H, 3, 1, 2.0);
-        assertEquals(10, outward.solve(), 10 * TIERS);
+        // a window of [0:30, 1:30) is served in slots 0 and 1, half an hour in each: 1 x 4 + 3 x 1
+        final SurplusBound across = fourHours();
+        across.online(0, 4 * H, 1, 1.0);
+        across.job(H / 2, 3 * H / 2, 3, 1, 5.0);
+        across.job(0, 4 * H, 3, 1, 2.0);
+        assertEquals(7, across.solve(), 7 * TIERS);
         // a window ending exactly on a slot edge does not spill into the next slot
         final SurplusBound edge = fourHours();
         edge.online(0, 4 * H, 1, 1.0);
@@ -107,16 +107,79 @@ class SurplusBoundTest
     }
 
     @Test
-    void aWeekIsSolvedInSevenHourSlotsWithCoarserTiersAndStaysABound()
+    void aGangJobOnlyUsesMachinesWithRoomForAllItsGpus()
+    {
+        // one hour; an 8-GPU machine and two 4-GPU machines, all at cost 1. Gang jobs A (value 5) and B (value 4),
+        // 8 GPUs and 8 GPU-hours each, and C (value 2), 8 GPUs and 8 GPU-hours, which may spread over machines.
+        // Only one 8-GPU gang runs: A on the 8-GPU machine, C on the two 4-GPU ones: 8 x 4 + 8 x 1 = 40
+        // (without the gang constraint A and B would take all 16 GPU-hours: 8 x 4 + 8 x 3 = 56).
+        final SurplusBound b = new SurplusBound(0, H, H, 1.0001);
+        b.online(0, H, 8, 1.0);
+        b.online(0, H, 4, 1.0);
+        b.online(0, H, 4, 1.0);
+        b.job(0, H, 8, 8, true, 5.0);
+        b.job(0, H, 8, 8, true, 4.0);
+        b.job(0, H, 8, 8, false, 2.0);
+        assertEquals(40, b.solve(), 1e-6);
+        // a gang bigger than every machine online is never served; spread over machines it is
+        final SurplusBound tooBig = new SurplusBound(0, H, H, 1.0001);
+        tooBig.online(0, H, 4, 1.0);
+        tooBig.online(0, H, 4, 1.0);
+        tooBig.job(0, H, 8, 8, true, 5.0);
+        assertEquals(0, tooBig.solve(), 1e-9);
+        tooBig.job(0, H, 8, 8, false, 3.0);
+        assertEquals(16, tooBig.solve(), 1e-6);
+    }
+
+    @Test
+    void aJobWorksOnlyTheTimeOfItsWindowInsideEachSlot()
+    {
+        // one 7-hour slot, a 1-GPU machine at cost 1 throughout; a 1-GPU job worth 2 with 5 GPU-hours of work
+        // arrives at hour 5 and can be served until hour 7: 2 GPU-hours, 2 x (2 - 1) = 2 (the whole slot would give 5)
+        final SurplusBound b = new SurplusBound(0, 7 * H, 7 * H, 1.05);
+        b.online(0, 7 * H, 1, 1.0);
+        b.job(5 * H, 7 * H, 5, 1, false, 2.0);
+        assertEquals(2, b.solve(), 1e-6);
+    }
+
+    @Test
+    void aPoolIsWorthItsHighestValueAndAMachineGroupItsLowestCost()
+    {
+        // values 2.00 and 2.04 share the tier of 1.05^15 = 2.08, costs 1.00 and 1.02 that of 1.05^0 = 1:
+        // one GPU-hour is worth at most 2.04 - 1.00 = 1.04, neither the tier's 2.08 - 1 nor less than the best pair
+        final SurplusBound b = new SurplusBound(0, H, H, 1.05);
+        b.online(0, H, 1, 1.02);
+        b.online(0, H, 1, 1.0);
+        b.job(0, H, 1, 1, false, 2.0);
+        b.job(0, H, 1, 1, false, 2.04);
+        b.job(0, H, 1, 1, false, 1.9);
+        // the two machines' GPU-hours, at 1.00 each: 2 x (2.04 - 1.00)
+        assertEquals(2.08, b.solve(), 1e-6);
+        assertTrue(b.variables() > 0 && b.constraints() > 0, "the program's size is kept");
+    }
+
+    @Test
+    void aWeekIsSolvedInSlotsOfSeveralHoursAndStaysABound()
     {
         final SurplusBound week = SurplusBound.forWindow(0, 168 * H);
         assertEquals(24, week.slots());
         assertEquals(7 * H, week.slotMs());
-        // one 1-GPU job worth 2 arriving at hour 10 with 5 GPU-hours, a 1-GPU machine at cost 1 all week: exactly 5 x 1;
-        // the 7-hour slot lets it start at hour 7, tiers of 5 % round 2 up and 1 down
+        // one 1-GPU job worth 2 arriving at hour 10 with 5 GPU-hours, a 1-GPU machine at cost 1 all week:
+        // exactly 5 x 1, the job working from hour 10 in the slot of hours 7-14
         week.online(0, 168 * H, 1, 1.0);
         week.job(10 * H, 5, 1, 2.0);
-        final double bound = week.solve();
-        assertTrue(bound >= 5 - 1e-6 && bound <= 5 * (2 * SurplusBound.TIER - 1 / SurplusBound.TIER) + 1e-6, "bound " + bound);
+        assertEquals(5, week.solve(), 1e-6);
+        // a week keeps gangs of 16 apart (never on two 8-GPU machines) and pools smaller gangs with the jobs
+        // that may spread over machines (an 8-GPU gang on two 4-GPU machines: 8 GPU-hours at 2 - 1)
+        final SurplusBound gangs = SurplusBound.forWindow(0, 168 * H);
+        gangs.online(0, 168 * H, 8, 1.0);
+        gangs.online(0, 168 * H, 8, 1.0);
+        gangs.job(0, 168 * H, 16, 16, true, 2.0);
+        assertEquals(0, gangs.solve(), 1e-9);
+        final SurplusBound pooled = SurplusBound.forWindow(0, 168 * H);
+        pooled.online(0, 168 * H, 4, 1.0);
+        pooled.online(0, 168 * H, 4, 1.0);
+        pooled.job(0, 168 * H, 8, 8, true, 2.0);
+        assertEquals(8, pooled.solve(), 1e-6);
     }
 }
