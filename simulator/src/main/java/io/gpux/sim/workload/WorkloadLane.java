@@ -76,11 +76,13 @@ public final class WorkloadLane implements AutoCloseable
         /**
          * The demo's: 3 s jobs (30 steps of 100 ms) saving every 5 steps, reclaimed after 10; the machines ask what
          * the jobs bid, so that a lane job never outbids another (a preemption needs a bid of the lease's price plus
-         * the market's increment) while a simulated renter bidding more still does.
+         * the market's increment) while a simulated renter bidding more still does. The price, 4.50, is above the
+         * H200 market's busy-hour prices and its on-demand price (4.30), so that an interrupted job gets a lane
+         * machine back in a full market.
          */
         public static Settings defaults(final int jobs, final Path dir)
         {
-            return new Settings(jobs, 30, 100, 5, 10, io.gpux.common.Money.parsePrice("3.40"), io.gpux.common.Money.parsePrice("3.40"), dir);
+            return new Settings(jobs, 30, 100, 5, 10, io.gpux.common.Money.parsePrice("4.50"), io.gpux.common.Money.parsePrice("4.50"), dir);
         }
     }
 
