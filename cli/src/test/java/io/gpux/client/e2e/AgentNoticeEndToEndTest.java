@@ -125,6 +125,9 @@ class AgentNoticeEndToEndTest
             null, 1), TIMEOUT).getReason());
         E2e.await("the job runs", TIMEOUT, () -> statuses.state(lease, WorkloadState.WORKLOAD_RUNNING) != null,
             statuses::toString);
+        // RUNNING is the process spawned; its shell has set its TERM trap once it has said "started"
+        final Path workloadLog = stateDir.resolve("leases").resolve(Long.toString(lease)).resolve("workload.log");
+        E2e.await("the job's trap is set", TIMEOUT, () -> E2e.fileSays(workloadLog, "started"), workloadLog::toString);
         E2e.await("the agent knows the lease", () -> agent.leasesOnMachine() == 1);
 
         // a higher bid takes the GPU: the owner hears the notice as the renter does, and the workload at once
@@ -141,7 +144,7 @@ class AgentNoticeEndToEndTest
         E2e.await("the workload ends on SIGTERM", TIMEOUT, () -> statuses.state(lease, WorkloadState.WORKLOAD_EXITED) != null,
             statuses::toString);
 
-        final String written = Files.readString(stateDir.resolve("leases").resolve(Long.toString(lease)).resolve("workload.log"));
+        final String written = Files.readString(workloadLog);
         final Matcher term = GOT_TERM.matcher(written);
         assertTrue(term.find(), written);
         final long termMs = Long.parseLong(term.group(1));

@@ -201,6 +201,19 @@ final class E2e
         }
     }
 
+    /** Whether the file exists and has the text (it may not have been written yet). */
+    static boolean fileSays(final Path file, final String text)
+    {
+        try
+        {
+            return Files.exists(file) && Files.readString(file).contains(text);
+        }
+        catch (final IOException notYet)
+        {
+            return false;
+        }
+    }
+
     static void await(final String what, final BooleanSupplier condition)
     {
         await(what, TIMEOUT, condition, null);

@@ -123,6 +123,9 @@ class WorkloadEndToEndTest
             TRAP_TERM, Map.of()), "job", 1), TIMEOUT).getReason());
         E2e.await("the second job runs", TIMEOUT, () -> statuses.state(second, WorkloadState.WORKLOAD_RUNNING) != null,
             statuses::toString);
+        // RUNNING is the process spawned; its shell has set its TERM trap once it has said "started"
+        final Path workloadLog = stateDir.resolve("leases").resolve(Long.toString(second)).resolve("workload.log");
+        E2e.await("the second job's trap is set", TIMEOUT, () -> E2e.fileSays(workloadLog, "started"), workloadLog::toString);
 
         // a higher bid takes the GPU: the lease gets a notice, its workload the notice file and SIGTERM
         final GpuxClient bigger = connect(E2e.account(admin, SHARED.name("bigger"), Role.RENTER, 1_000_000_000L), new Recorder("bigger"));
@@ -132,7 +135,6 @@ class WorkloadEndToEndTest
             && e.getPreemptNotice().getLeaseId() == second);
         E2e.await("the workload ends on SIGTERM", TIMEOUT, () -> statuses.state(second, WorkloadState.WORKLOAD_EXITED) != null,
             statuses::toString);
-        final Path workloadLog = stateDir.resolve("leases").resolve(Long.toString(second)).resolve("workload.log");
         final String written = Files.readString(workloadLog);
         assertTrue(written.contains("got-term") && written.contains("\"leaseId\":" + second)
             && written.contains("\"effectiveAtMs\":" + notice.getPreemptNotice().getEffectiveMs()), written);
