@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * step each 0.1 s, keeping the count in {@code $GPUX_CHECKPOINT_DIR/count}. A lock file says which
  * attempt runs (one found at start is an overlap, recorded in {@code overlaps}); each start appends
  * "attempt pid lease CUDA_VISIBLE_DEVICES" to {@code attempts} (the pid leads the workload's process
- * group); on SIGTERM, handled from its first line, it drops the lock and exits 0. While a file {@code hold}
+ * group); on SIGTERM, handled from its first line, it drops the lock and exits 0. A lock whose process is gone
+ * (killed at its lease's end before its shell ran the handler, as on a starved machine) is no overlap. While a file {@code hold}
  * is in the checkpoint directory it does not take its last step, so that a test decides when it may finish.
  */
 final class CounterWorkload
@@ -26,7 +27,9 @@ final class CounterWorkload
             // the handler first: a notice may come the moment the workload runs, before it has taken the lock
             "trap 'rm -f \"$ck/lock\"; echo \"term at $n\"; exit 0' TERM",
             "echo \"start attempt=$GPUX_ATTEMPT lease=$GPUX_LEASE_ID\"",
-            "if [ -e \"$ck/lock\" ]; then echo \"$GPUX_ATTEMPT found $(cat \"$ck/lock\")\" >> \"$ck/overlaps\"; fi",
+            // a lock whose process still runs is an overlap; one left by a process killed before its trap ran is not
+            "if [ -e \"$ck/lock\" ] && kill -0 \"$(cut -d' ' -f2 \"$ck/lock\")\" 2>/dev/null; then "
+                + "echo \"$GPUX_ATTEMPT found $(cat \"$ck/lock\")\" >> \"$ck/overlaps\"; fi",
             "echo \"$GPUX_ATTEMPT $$\" > \"$ck/lock\"",
             "echo \"$GPUX_ATTEMPT $$ $GPUX_LEASE_ID $CUDA_VISIBLE_DEVICES\" >> \"$ck/attempts\"",
             "n=$(cat \"$ck/count\" 2>/dev/null || echo 0)",
