@@ -58,7 +58,7 @@ class MetricsEndpointTest
                 assertTrue(limited >= 2, answers::toString);
 
                 final String text = awaitScrape(ex.exchange.metricsPort(), "gpux_market_best_bid{market=\"" + MARKET + "\"}",
-                    2_500);
+                    2_500, Map.of("gpux_market_bid_gpus{market=\"" + MARKET + "\"}", 3.0));
                 final Map<String, Double> m = parse(text);
                 assertTrue(text.contains("# TYPE gpux_commands_total counter"), text);
                 assertTrue(text.contains("# HELP gpux_sessions sessions logged in now"), text);
@@ -151,8 +151,12 @@ class MetricsEndpointTest
             .setPrice(price));
     }
 
-    /** Scrapes until {@code sample} has {@code value} (the markets are read once a second); returns that scrape. */
-    private static String awaitScrape(final int port, final String sample, final double value) throws Exception
+    /**
+     * Scrapes until {@code sample} has {@code value} and each of {@code others} its value (the markets are sampled
+     * every {@link #SAMPLE_MS} ms, one counter after another, so a scrape may fall inside a sample); returns that scrape.
+     */
+    private static String awaitScrape(final int port, final String sample, final double value,
+        final Map<String, Double> others) throws Exception
     {
         final HttpClient http = HttpClient.newHttpClient();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -161,8 +165,9 @@ class MetricsEndpointTest
             final HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
                 .build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode());
-            final Double v = parse(r.body()).get(sample);
-            if (v != null && v == value)
+            final Map<String, Double> m = parse(r.body());
+            final Double v = m.get(sample);
+            if (v != null && v == value && others.entrySet().stream().allMatch(e -> e.getValue().equals(m.get(e.getKey()))))
             {
                 return r.body();
             }

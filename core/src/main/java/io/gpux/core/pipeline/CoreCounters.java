@@ -252,14 +252,16 @@ final class CoreCounters
             final AtomicCounter levels)
         {
             final PriceLevel top = side.best();
-            best.setRelease(top == null ? 0 : top.price());
             long total = 0;
             for (PriceLevel l = top; l != null; l = side.worse(l))
             {
                 total += l.gpus();
             }
+            // the best price last: a scrape reads it first (a lower id), so one that sees a new best price sees the
+            // side's GPUs and levels of the same sample or a later one, never an earlier one
             gpus.setRelease(total);
             levels.setRelease(side.levelCount());
+            best.setRelease(top == null ? 0 : top.price());
         }
     }
 }
