@@ -4,6 +4,7 @@ import io.gpux.core.pipeline.PipelineContext;
 import io.gpux.core.pipeline.PipelineConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * The exchange's settings for its core take their defaults from the same place as the pipeline's; the
  * gateway's timers default as documented and read their properties.
  */
+@Isolated // sets system properties that every exchange context reads
 class ExchangeContextDefaultsTest
 {
     @AfterEach

@@ -10,6 +10,7 @@ import io.gpux.proto.v1.Role;
 import io.gpux.proto.v1.SessionErrorCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -46,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code -Dgpux.fuzz.seed=N} replays a run. A plain build runs {@value #CONNECTIONS_DEFAULT} connections,
  * {@code -Pstress} three times as many; {@code -Dgpux.fuzz.connections=N} sets the number.
  */
+@Isolated // counts the JVM's open file descriptors before and after
 class LiveFuzzTest
 {
     private static final int CONNECTIONS_DEFAULT = 1000;

@@ -4,6 +4,7 @@ import io.gpux.engine.command.Command;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A context takes its defaults from the system properties of {@link PipelineConfiguration} (the built-in
  * defaults without them), a setter still wins, and a pipeline started from such a context runs by them.
  */
+@Isolated // sets system properties that every pipeline context reads
 class PipelineConfigurationTest
 {
     private static final List<String> PROPS = List.of(PipelineConfiguration.RING_SIZE_PROP,
