@@ -196,10 +196,10 @@ class ForcedDisconnectsEndToEndTest
         // (a Portfolio of ~2700 leases is larger than the 64 KiB frames the gateway announces: see the report)
         final GpuxClient freshClient = connect(port, renterKey, fresh, ctx -> ctx.maxFrameBytes(16 << 20));
         final long serverLastSeq = freshClient.loginAccepted().getLastSeq();
-        E2e.await("the trader at the server's last event", TIMEOUT, () -> trader.lastSeq() == serverLastSeq,
-            () -> "trader " + trader.lastSeq() + ", server " + serverLastSeq);
-        E2e.await("the observer at the server's last event", TIMEOUT, () -> observer.lastSeq() == serverLastSeq,
-            () -> "observer " + observer.lastSeq() + ", server " + serverLastSeq);
+        E2e.await("the trader at the server's last event", TIMEOUT, () -> traded.lastEventSeq() == serverLastSeq,
+            () -> "trader " + trader.lastSeq() + " (recorded " + traded.lastEventSeq() + "), server " + serverLastSeq);
+        E2e.await("the observer at the server's last event", TIMEOUT, () -> observed.lastEventSeq() == serverLastSeq,
+            () -> "observer " + observer.lastSeq() + " (recorded " + observed.lastEventSeq() + "), server " + serverLastSeq);
 
         // no account event lost or seen twice, and each one as the never-cut session saw it
         final List<AccountEvent> events = traded.events();

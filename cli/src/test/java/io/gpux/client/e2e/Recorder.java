@@ -132,6 +132,15 @@ final class Recorder implements ClientListener
         return new ArrayList<>(events);
     }
 
+    /**
+     * The seq of the last event recorded, -1 before any: a client's {@code lastSeq()} moves just before its listeners
+     * hear the event, so a test that then reads {@link #events()} waits on this instead.
+     */
+    synchronized long lastEventSeq()
+    {
+        return events.isEmpty() ? -1 : events.get(events.size() - 1).getSeq();
+    }
+
     synchronized List<AccountEvent> events(final AccountEvent.KindCase kind)
     {
         return events.stream().filter(e -> e.getKindCase() == kind).toList();

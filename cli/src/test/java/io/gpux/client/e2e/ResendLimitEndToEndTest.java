@@ -197,8 +197,10 @@ class ResendLimitEndToEndTest
 
         // the stalled resend goes away: the client's next try gets in and resumes
         stalled.close();
-        E2e.await("the resumed client at the account's last event", TIMEOUT, () -> resuming.lastSeq() == accountLast,
-            () -> "client at " + resuming.lastSeq() + ", account at " + accountLast);
+        // the resend's ResendComplete follows its last event: wait for both
+        E2e.await("the resumed client at the account's last event, its resend complete", TIMEOUT,
+            () -> resuming.lastSeq() == accountLast && !seen.resends().isEmpty(),
+            () -> "client at " + resuming.lastSeq() + ", account at " + accountLast + ", resends " + seen.resends());
         final List<AccountEvent> events = seen.events();
         for (int i = 1; i < events.size(); i++)
         {
