@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 
 /**
  * {@code ./gpux demo} itself, shortened, with the exchange SIGKILLed halfway and restarted: the
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * report's path. It checks the command's mechanics, not market figures (those are {@link DemoRunTest}'s):
  * 30 agents for 10 s of market (60 agents under {@code -Pstress}).
  */
+@ResourceLock(Resources.SYSTEM_OUT) // captures the summary DemoMain prints to System.out
 class DemoMainTest
 {
     /** Owners, market-makers and renters: enough for trades and leases across the kill. */
