@@ -15,6 +15,7 @@ import io.gpux.core.journal.Pretoucher;
 import io.gpux.core.journal.SnapshotStore;
 import io.gpux.core.journal.JournalSpace;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -80,6 +81,8 @@ import java.util.function.Consumer;
  */
 public final class ExchangePipeline implements AutoCloseable
 {
+    /** The journal space agent's longest sleep when it has nothing to do, in ms. */
+    private static final long SPACE_AGENT_MAX_PARK_MS = 4;
     private static final EventTranslatorOneArg<CommandSlot, Command> COPY = (slot, seq, src) -> slot.command().copyFrom(src);
     private static final EventTranslatorOneArg<CommandSlot, Object> RESTART =
         (slot, seq, unused) -> slot.command().reset(CommandType.RESTART, 0);
@@ -179,10 +182,16 @@ public final class ExchangePipeline implements AutoCloseable
         return disruptor;
     }
 
-    /** The journal space guard, and the pretoucher with it: one mostly sleeping thread, started. */
+    /**
+     * The journal space guard, and the pretoucher with it: one mostly sleeping thread, started. It sleeps 1 ms
+     * between turns while there is work (the writers move), backing off to {@link #SPACE_AGENT_MAX_PARK_MS} ms when
+     * there is none: an idle exchange wakes it 250 times a second, not 1,000, and a writer at 200 MB/s uses under
+     * 1 MiB of the 3 MiB or more reserved ahead of it while it sleeps.
+     */
     private AgentRunner startJournalSpaceAgent()
     {
-        final AgentRunner runner = new AgentRunner(new SleepingMillisIdleStrategy(1),
+        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(1, 1, TimeUnit.MILLISECONDS.toNanos(1),
+            TimeUnit.MILLISECONDS.toNanos(SPACE_AGENT_MAX_PARK_MS)),
             ex -> ctx.log().accept("journal space/pretouch: " + ex), null,
             ctx.pretouch ? new CompositeAgent(space, new Pretoucher(ctx.log(), commandJournal, eventJournal)) : space);
         AgentRunner.startOnThread(runner, daemonThreads("gpux-pretouch"));

@@ -191,8 +191,10 @@ final class SnapshotReplica
         final CommandCodec codec = new CommandCodec();
         final byte[] record = codec.bytes();
         final Command command = new Command();
+        // caught up, it backs off to a 4 ms sleep: an idle exchange's replica wakes 250 times a second; what it lags
+        // behind the journal by then delays only the next snapshot's start
         final IdleStrategy idle = new BackoffIdleStrategy(10, 10, TimeUnit.MICROSECONDS.toNanos(1),
-            TimeUnit.MILLISECONDS.toNanos(1));
+            TimeUnit.MILLISECONDS.toNanos(4));
         while (!abandon)
         {
             final int length = reader.next(record);
