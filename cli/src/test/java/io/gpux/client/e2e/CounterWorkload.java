@@ -48,6 +48,20 @@ final class CounterWorkload
             + "checkpoint: {dir: " + ck + "}\n";
     }
 
+    /** Whether an attempt runs: the lock names a process that is still alive. */
+    static boolean running(final Path ck)
+    {
+        try
+        {
+            final long pid = Long.parseLong(Files.readString(ck.resolve("lock")).trim().split(" ")[1]);
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        }
+        catch (final Exception noLock)
+        {
+            return false;
+        }
+    }
+
     /** The count so far (0 before the first step). */
     static int count(final Path ck)
     {

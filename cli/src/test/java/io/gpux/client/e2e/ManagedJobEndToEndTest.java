@@ -256,6 +256,9 @@ class ManagedJobEndToEndTest
         final AccountEvent ended2 = renterEvents.await("the release", TIMEOUT,
             e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED && e.getLeaseEnded().getLeaseId() == lease2);
         assertEquals(io.gpux.proto.v1.EndReason.RELEASED, ended2.getLeaseEnded().getReason());
+        // the agent stops the released lease's job (its process outlives the agent's close, as across an agent's restart)
+        E2e.await("the released lease's job stopped", TIMEOUT, () -> !CounterWorkload.running(ck),
+            () -> "count " + count(ck));
     }
 
     private static int indexOf(final List<AccountEvent> events, final AccountEvent.KindCase kind, final long lease)

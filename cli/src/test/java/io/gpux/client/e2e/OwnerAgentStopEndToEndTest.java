@@ -116,6 +116,8 @@ class OwnerAgentStopEndToEndTest
         assertEquals(notice.getTimeMs() + GRACE_FAST_MS, notice.getPreemptNotice().getEffectiveMs(), "the market's full grace");
 
         assertTrue(agent.awaitStopped(TIMEOUT), "the agent ends once the lease has ended");
+        // the agent heard the end on the owner's session; the renter's comes on its own
+        renterEvents.await("the renter's lease end", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED);
         final List<AccountEvent> ended = renterEvents.events(AccountEvent.KindCase.LEASE_ENDED);
         assertEquals(1, ended.size(), E2e.describe(renterEvents.events()));
         assertEquals(EndReason.OWNER_RECLAIMED, ended.get(0).getLeaseEnded().getReason());
