@@ -89,6 +89,26 @@ public abstract class Seller extends Agent
         byRegistration.put(requestId, m);
     }
 
+    /**
+     * A registration in flight when the connection dropped is never answered (a client answers only order entry
+     * across a reconnect): each is sent again, or retried once connected. Registration goes by the machine's name,
+     * so one that went through before the drop is answered "already registered" with its id.
+     */
+    @Override
+    public void onDisconnected(final String reason, final boolean reconnecting)
+    {
+        if (byRegistration.isEmpty() || !reconnecting)
+        {
+            return;
+        }
+        final List<FleetMachine> unanswered = new ArrayList<>(byRegistration.values());
+        byRegistration.clear();
+        for (final FleetMachine m : unanswered)
+        {
+            register(m);
+        }
+    }
+
     @Override
     public void onResponse(final long requestId, final Response response)
     {
