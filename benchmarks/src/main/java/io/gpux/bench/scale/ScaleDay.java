@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -40,6 +41,8 @@ public final class ScaleDay implements Callable<Integer>
     static final long HEARTBEAT_MS = 5_000;
     static final long DAY_MS = 86_400_000L;
     static final long START_MS = 1_000_000L;
+    /** How long the restarted exchange's snapshot replica may take to catch up before the run gives up. */
+    static final long REPLICA_CATCH_UP_MINUTES = 10;
 
     @Option(names = "--machines", description = "machines, 8 GPUs each (default ${DEFAULT-VALUE})")
     int machines = 10_000;
@@ -131,9 +134,17 @@ public final class ScaleDay implements Callable<Integer>
         {
             final double restartSeconds = (System.nanoTime() - r1) / 1e9;
             final long replayedOnRestart = restarted.recovered().replayedCommands();
-            // the heap with the snapshot replica's engine too, once it has loaded the snapshot
+            // the heap with the snapshot replica's engine too, once it has loaded the snapshot (a replica that has
+            // not caught up within the deadline ends the run with a reason instead of waiting for ever)
+            final long catchUpDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(REPLICA_CATCH_UP_MINUTES);
             while (restarted.snapshotReplicaSequence() < restarted.appliedCommands())
             {
+                if (System.nanoTime() - catchUpDeadline > 0)
+                {
+                    throw new IllegalStateException("the snapshot replica did not catch up with the restarted exchange within "
+                        + REPLICA_CATCH_UP_MINUTES + " minutes: at command " + restarted.snapshotReplicaSequence() + " of "
+                        + restarted.appliedCommands());
+                }
                 Thread.sleep(10);
             }
             final long heap = heapAfterGc();
