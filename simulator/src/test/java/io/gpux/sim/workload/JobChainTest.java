@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -47,8 +47,10 @@ class JobChainTest
         lane.start();
         starting.await();
         // ... when the wind-down closes the chain
-        final CompletableFuture<String> closed = CompletableFuture.supplyAsync(chain::close);
-        awaitBlockedInClose();
+        final FutureTask<String> closed = new FutureTask<>(chain::close);
+        final Thread closer = new Thread(closed, "closer");
+        closer.start();
+        awaitBlockedInClose(closer);
         assertFalse(closed.isDone(), "the close waits for the job being started");
         proceed.countDown();
         assertEquals("job-2", closed.get(5, TimeUnit.SECONDS), "the closer gets the job that was starting, not the ended one");
@@ -70,18 +72,14 @@ class JobChainTest
         assertNull(chain.current());
     }
 
-    /** Waits until a thread is blocked in {@link JobChain#close} on the chain's lock (the positive marker of the wait). */
-    private static void awaitBlockedInClose() throws InterruptedException
+    /**
+     * Waits until the closer is blocked in {@link JobChain#close} on the chain's lock (the positive marker of the
+     * wait); only that thread is looked at, since other test classes' demos run job chains of their own beside it.
+     */
+    private static void awaitBlockedInClose(final Thread closer) throws InterruptedException
     {
-        while (true)
+        while (!(closer.getState() == Thread.State.BLOCKED && blockedInClose(closer)))
         {
-            for (final Thread t : Thread.getAllStackTraces().keySet())
-            {
-                if (t.getState() == Thread.State.BLOCKED && blockedInClose(t))
-                {
-                    return;
-                }
-            }
             Thread.sleep(1);
         }
     }
