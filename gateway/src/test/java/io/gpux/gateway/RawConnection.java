@@ -200,12 +200,18 @@ final class RawConnection implements AutoCloseable
     /** Reads the Response to a request (skipping other frames). */
     Envelope responseTo(final long requestId) throws IOException
     {
+        Envelope sessionError = null;
         while (true)
         {
             final Envelope e = read();
             if (e == null)
             {
-                throw new EOFException("closed before the response to " + requestId);
+                throw new EOFException("closed before the response to " + requestId
+                    + (sessionError == null ? "" : " (after " + sessionError.getSessionError() + ")"));
+            }
+            if (e.getBodyCase() == Envelope.BodyCase.SESSION_ERROR)
+            {
+                sessionError = e;
             }
             if (e.getRequestId() == requestId && e.getBodyCase() != Envelope.BodyCase.EVENT)
             {
