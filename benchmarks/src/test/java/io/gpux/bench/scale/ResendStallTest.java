@@ -20,7 +20,7 @@ class ResendStallTest
         "probeP99Us", "probeP999Us", "probeMaxUs", "batchMaxP50Us", "batchMaxUs", "secondsWithBatchOver1ms", "logins",
         "eventsResent", "maxResendsInProgress", "portfoliosAnswered", "portfolioCopyCount", "portfolioEncodeCount",
         "resendSliceCount"};
-    private static final String[] WORK = {"portfolioCopy", "portfolioEncode", "resendSlice"};
+    private static final String[] WORK = {"portfolioCopy", "portfolioEncode", "portfolioWrite", "resendSlice"};
 
     private static double number(final String json, final String field)
     {

@@ -68,7 +68,9 @@ import java.util.function.Consumer;
  *   page faults taken before the core gets to them), as one composite agent.</li>
  *   <li>in the gateway: the Netty <b>event loop</b>, which decodes and publishes commands (and, in the
  *   shared layout, also polls this pipeline and runs the egress); the <b>egress</b> thread in the dedicated
- *   layout, which tails the event journal and answers the sessions; and the acceptor.</li>
+ *   layout, which tails the event journal and answers the sessions; the <b>portfolio encoder</b>
+ *   ({@code gpux-portfolio-encoder}, parked unless a portfolio answer waits), which builds the portfolio answers
+ *   the core copied, off the egress's thread; and the acceptor.</li>
  * </ul>
  * Producers on any thread publish without blocking ({@link #tryPublish}); every other crossing between
  * threads is a ring, a queue or the event journal (which the egress tails), and only the core writes the

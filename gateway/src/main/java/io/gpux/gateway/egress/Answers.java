@@ -5,12 +5,12 @@ import io.gpux.gateway.marketdata.PriceHistory;
 import io.gpux.gateway.metrics.GatewayCounters;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
-import io.gpux.proto.v1.Portfolio;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
 import io.netty.buffer.ByteBuf;
 
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 
 /**
  * The egress's answers that wait for the events before them: each finished command's Response, once
@@ -42,13 +42,17 @@ final class Answers
         }
     };
     private GatewayCounters counters = GatewayCounters.inMemory();
-    /** Times each portfolio encode for a benchmark's probe; null: not timed. */
-    private volatile WorkProbe.Timer portfolioEncode;
+    /** Times each encoded portfolio answer's write (or, when the encoder is full, encode and write) for a benchmark's probe; null: not timed. */
+    private volatile WorkProbe.Timer portfolioWrite;
+    private final PortfolioEncoder encoder;
+    private final Consumer<PortfolioEncoder.Pending> onEncoded;
 
     Answers(
         final SessionTable sessions, final Completions completions, final HistoryLoader historyLoader,
-        final PriceHistory history, final Egress.CompletionHook completionHook)
+        final PriceHistory history, final Egress.CompletionHook completionHook, final PortfolioEncoder encoder)
     {
+        this.encoder = encoder;
+        this.onEncoded = this::writeEncoded;
         this.sessions = sessions;
         this.completions = completions;
         this.historyLoader = historyLoader;
@@ -63,7 +67,22 @@ final class Answers
 
     void workProbe(final WorkProbe probe)
     {
-        portfolioEncode = WorkProbe.Timer.of(probe, WorkProbe.Work.PORTFOLIO_ENCODE);
+        portfolioWrite = WorkProbe.Timer.of(probe, WorkProbe.Work.PORTFOLIO_WRITE);
+        encoder.workProbe(probe);
+    }
+
+    private void writeEncoded(final PortfolioEncoder.Pending p)
+    {
+        final WorkProbe.Timer timer = portfolioWrite;
+        if (timer != null)
+        {
+            timer.start();
+        }
+        sessions.encoded(p);
+        if (timer != null)
+        {
+            timer.stop();
+        }
     }
 
     /** Holds a deferred read until the events up to its {@link Egress.Deferred#lastEventSeq()} are out. */
@@ -86,18 +105,7 @@ final class Answers
             final Egress.Deferred d = waiting.removeFirst();
             if (d instanceof Egress.PortfolioAnswer p && sessions.contains(p.session().id))
             {
-                final WorkProbe.Timer timer = portfolioEncode;
-                if (timer != null)
-                {
-                    timer.start();
-                }
-                final Portfolio.Builder portfolio = p.portfolio().encode()
-                    .setLastSeq(p.accountLastSeq());
-                sessions.send(p.session(), Envelope.newBuilder().setRequestId(p.requestId()).setPortfolio(portfolio).build());
-                if (timer != null)
-                {
-                    timer.stop();
-                }
+                answer(p);
             }
             else if (d instanceof Egress.HistoryRead h && sessions.contains(h.session().id))
             {
@@ -106,6 +114,42 @@ final class Answers
             n++;
         }
         return n;
+    }
+
+    /**
+     * A portfolio answer is due: the encoder encodes it while what the session is sent next waits behind it; when the
+     * encoder is full, it is encoded here (behind the session's answers still in the encoder, if any).
+     */
+    private void answer(final Egress.PortfolioAnswer a)
+    {
+        final PortfolioEncoder.Pending p = new PortfolioEncoder.Pending(a);
+        if (encoder.offer(p))
+        {
+            sessions.hold(a.session(), p);
+            return;
+        }
+        final WorkProbe.Timer timer = portfolioWrite;
+        if (timer != null)
+        {
+            timer.start();
+        }
+        final byte[] frame = p.encode();
+        final ByteBuf out = sessions.outgoing(a.session());
+        if (out != null)
+        {
+            out.ensureWritable(4 + frame.length);
+            out.writeInt(frame.length).writeBytes(frame);
+        }
+        if (timer != null)
+        {
+            timer.stop();
+        }
+    }
+
+    /** Writes the answers the encoder has encoded since the last call, each with what waited behind it. */
+    int encoded()
+    {
+        return encoder.drain(onEncoded);
     }
 
     private void complete(final long correlation, final long commandSeq, final RejectReason reject)

@@ -59,7 +59,8 @@ import java.util.function.Supplier;
  * (the live tail of the event journal, routing each event to its sessions), {@link HistoryLoader} (the
  * price history's loader after a start), {@link Attacher} (logins: LoginAccepted, the resend, the switch
  * to the live stream), {@link Answers} (the commands finished, from {@link Completions}, and the deferred
- * reads, answered once their events are out), {@link Resends} (the resends in progress, their turns and
+ * reads, answered once their events are out; a portfolio is encoded on the {@link PortfolioEncoder}'s own
+ * thread while what its session is sent next waits behind it), {@link Resends} (the resends in progress, their turns and
  * limits); {@link AccountNumbers} holds each account's last event number and {@link SessionTable} the
  * sessions by id, account and market, and their output buffers.
  */
@@ -117,7 +118,8 @@ public final class Egress implements Agent
     /**
      * A portfolio read at engine event lastEventSeq: sent once the account's events up to there are
      * out, with the account's event number at that point ({@code accountLastSeq}), so that it and the
-     * event stream agree. The portfolio is copied on the core thread and encoded here.
+     * event stream agree. The portfolio is copied on the core thread and encoded on the
+     * {@link PortfolioEncoder}'s, while what the session is sent next waits behind it.
      */
     public record PortfolioAnswer(
         Session session, long requestId, PortfolioView portfolio, long lastEventSeq, long accountLastSeq)
@@ -200,6 +202,8 @@ public final class Egress implements Agent
     private final Completions completions = new Completions();
     /** The answers and reads waiting for their events. */
     private final Answers answers;
+    /** Encodes portfolio answers off this thread. */
+    private final PortfolioEncoder encoder;
     /** Logins: LoginAccepted, the resend, the switch to the live stream. */
     private final Attacher attacher;
     private final Resends.Step advance;
@@ -225,7 +229,8 @@ public final class Egress implements Agent
         this.sessions = new SessionTable(resends, log);
         final EventFrames frames = new EventFrames(directory);
         this.tail = new EventTail(sessions, accounts, historyLoader, this::onTrade, frames, log);
-        this.answers = new Answers(sessions, completions, historyLoader, history, completionHook);
+        this.encoder = new PortfolioEncoder(() -> wake.run(), log);
+        this.answers = new Answers(sessions, completions, historyLoader, history, completionHook, encoder);
         this.attacher = new Attacher(sessions, accounts, resends, readerFactory, frames);
         this.advance = attacher::advance;
         counters(counters);
@@ -258,7 +263,7 @@ public final class Egress implements Agent
         this.tradeTap = tap;
     }
 
-    /** From any thread: tell {@code probe} the wall and CPU time of each resend slice and portfolio encode from now on (null: none). */
+    /** From any thread: tell {@code probe} the wall and CPU time of each resend slice, portfolio encode and write from now on (null: none). */
     public void workProbe(final WorkProbe probe)
     {
         resendSlice = WorkProbe.Timer.of(probe, WorkProbe.Work.RESEND_SLICE);
@@ -394,6 +399,7 @@ public final class Egress implements Agent
             work += drainInbox(1024);
             work += completions.read();
             work += answers.release(tailed);
+            work += answers.encoded();
             sessions.flush();
             return work;
         }
@@ -505,6 +511,7 @@ public final class Egress implements Agent
     public void onClose()
     {
         stopped = true;
+        encoder.close();
         completions.stop();
         historyLoader.close();
         resends.endAll();

@@ -9,14 +9,17 @@ import io.gpux.proto.v1.SessionErrorCode;
 import io.netty.buffer.ByteBuf;
 import org.agrona.collections.Long2ObjectHashMap;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The egress's sessions: by id, by account and by subscribed market; and each one's output buffer of a
  * duty cycle, written to its connection at the cycle's end ({@link #flush()}), or, while the session
- * resends, what waits behind its resend. A session whose connection stops draining (its outbound
+ * resends, what waits behind its resend; while a portfolio answer of the session is being encoded off this
+ * thread, what waits behind the answer ({@link #hold}). A session whose connection stops draining (its outbound
  * buffer passes the high-water mark) is sent SLOW_CONSUMER and closed; nothing here ever waits for a
  * connection. On the egress thread only.
  */
@@ -31,6 +34,11 @@ final class SessionTable
     private final Long2ObjectHashMap<List<Session>> subscribers = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<ByteBuf> outgoing = new Long2ObjectHashMap<>();
     private final ArrayList<Session> touched = new ArrayList<>();
+    /**
+     * Per session held behind answers being encoded: its answers ({@link PortfolioEncoder.Pending}) and, after each,
+     * the buffer of what the session was sent since, in order.
+     */
+    private final Long2ObjectHashMap<ArrayDeque<Object>> held = new Long2ObjectHashMap<>();
 
     SessionTable(final Resends resends, final Consumer<String> log)
     {
@@ -133,6 +141,7 @@ final class SessionTable
         {
             pending.release();
         }
+        releaseHeld(s.id);
     }
 
     /** Frames an envelope into the session's outgoing buffer for this duty cycle. */
@@ -180,9 +189,27 @@ final class SessionTable
 
     /**
      * The session's outgoing buffer for this duty cycle, or null when the session is closed; while
-     * it resends, the buffer of what waits behind the resend.
+     * it resends, the buffer of what waits behind the resend; while an answer of it is being encoded,
+     * the buffer of what waits behind that answer.
      */
     ByteBuf outgoing(final Session s)
+    {
+        final ArrayDeque<Object> behind = held.get(s.id);
+        if (behind != null && !s.closed)
+        {
+            if (behind.peekLast() instanceof ByteBuf buf)
+            {
+                return buf;
+            }
+            final ByteBuf buf = s.channel.alloc().directBuffer(4096);
+            behind.addLast(buf);
+            return buf;
+        }
+        return outgoingPastHolds(s);
+    }
+
+    /** {@link #outgoing}, leaving out the holds: where a session's output goes once the answers ahead of it are written. */
+    private ByteBuf outgoingPastHolds(final Session s)
     {
         if (!s.live && !s.closed)
         {
@@ -255,6 +282,7 @@ final class SessionTable
         }
         for (final Session s : revoked)
         {
+            writeAllHeld(s);
             final ByteBuf answers = outgoing.remove(s.id);
             if (answers != null)
             {
@@ -295,6 +323,110 @@ final class SessionTable
         detach(s);
     }
 
+    /**
+     * The answer {@code p} of session {@code s} is being encoded off this thread: from now on what the session is sent
+     * waits behind it, until {@link #encoded} writes it.
+     */
+    void hold(final Session s, final PortfolioEncoder.Pending p)
+    {
+        held.computeIfAbsent(s.id, k -> new ArrayDeque<>()).addLast(p);
+    }
+
+    /** Whether something of the session waits behind an answer being encoded. */
+    boolean holding(final Session s)
+    {
+        return held.containsKey(s.id);
+    }
+
+    /**
+     * An answer is encoded: writes, in order, every encoded answer of its session and what waits behind each, up to
+     * the first answer still being encoded. An answer of a session no longer attached is dropped.
+     *
+     * @return the bytes of answers written.
+     */
+    int encoded(final PortfolioEncoder.Pending p)
+    {
+        final Session s = p.answer.session();
+        final ArrayDeque<Object> behind = held.get(s.id);
+        if (behind == null || s.closed)
+        {
+            return 0;
+        }
+        return writeHeld(s, behind, null);
+    }
+
+    /**
+     * Writes what the session holds, answers encoded or not: those the encoder has not handed back are encoded here
+     * (a revoked key's session gets the answers to what it asked before the revoke, then its close).
+     */
+    private void writeAllHeld(final Session s)
+    {
+        final ArrayDeque<Object> behind = held.get(s.id);
+        if (behind != null)
+        {
+            writeHeld(s, behind, PortfolioEncoder.Pending::encode);
+        }
+    }
+
+    private int writeHeld(final Session s, final ArrayDeque<Object> behind,
+        final Function<PortfolioEncoder.Pending, byte[]> encodeNow)
+    {
+        int bytes = 0;
+        while (!behind.isEmpty())
+        {
+            final Object first = behind.peekFirst();
+            if (first instanceof PortfolioEncoder.Pending p)
+            {
+                final byte[] frame = p.frame() != null ? p.frame() : encodeNow != null ? encodeNow.apply(p) : null;
+                if (frame == null)
+                {
+                    break;
+                }
+                behind.pollFirst();
+                if (frame.length > 0)
+                {
+                    final ByteBuf out = outgoingPastHolds(s);
+                    if (out != null)
+                    {
+                        out.ensureWritable(4 + frame.length);
+                        out.writeInt(frame.length).writeBytes(frame);
+                    }
+                    bytes += frame.length;
+                }
+            }
+            else
+            {
+                final ByteBuf buf = (ByteBuf)behind.pollFirst();
+                final ByteBuf out = outgoingPastHolds(s);
+                if (out != null)
+                {
+                    out.writeBytes(buf);
+                }
+                buf.release();
+            }
+        }
+        if (behind.isEmpty())
+        {
+            held.remove(s.id);
+        }
+        return bytes;
+    }
+
+    private void releaseHeld(final long sessionId)
+    {
+        final ArrayDeque<Object> behind = held.remove(sessionId);
+        if (behind != null)
+        {
+            for (final Object o : behind)
+            {
+                if (o instanceof ByteBuf buf)
+                {
+                    buf.release();
+                }
+            }
+        }
+    }
+
     /** Lets go of every output buffer (the egress closes). */
     void releaseAll()
     {
@@ -303,5 +435,16 @@ final class SessionTable
             buf.release();
         }
         outgoing.clear();
+        for (final ArrayDeque<Object> behind : held.values())
+        {
+            for (final Object o : behind)
+            {
+                if (o instanceof ByteBuf buf)
+                {
+                    buf.release();
+                }
+            }
+        }
+        held.clear();
     }
 }

@@ -18,8 +18,13 @@ public interface WorkProbe
     {
         /** A portfolio query's copy of the account's orders, leases and machines, on the core thread. */
         PORTFOLIO_COPY,
-        /** A portfolio answer's encoding and write to its session, on the egress thread. */
+        /** A portfolio answer's encoding, on the portfolio encoder's thread (the egress's and the core's threads wait for none). */
         PORTFOLIO_ENCODE,
+        /**
+         * An encoded portfolio answer's write to its session's output, with what waited behind it, on the egress thread
+         * (and, when the encoder is full, the answer's encoding too).
+         */
+        PORTFOLIO_WRITE,
         /** One duty cycle's slice of the resends in progress (a bounded number of journal documents), on the egress thread. */
         RESEND_SLICE
     }

@@ -1,0 +1,165 @@
+package io.gpux.gateway.egress;
+
+import io.gpux.proto.v1.Envelope;
+import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
+
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * Encodes portfolio answers on a thread of its own, so that the egress's thread (in the shared layout, the event
+ * loop that also runs the core) never spends an account's size on one: a 200-machine portfolio is tens of
+ * microseconds to encode at the median and a millisecond or more at its tail. The core copied the account at a
+ * point of the event stream ({@link PortfolioView#copy}); the egress holds the session's later output behind the
+ * answer ({@link SessionTable#hold}) and hands the copy here; the encoded frame comes back through
+ * {@link #drain} on the egress's thread, which writes it ahead of what was held. The session's frames leave in the
+ * order they would have left had the egress encoded the answer itself.
+ *
+ * <p>One encoder thread, started with the first answer, parked while there is nothing to encode (an unpark per
+ * answer handed over wakes it). Its queues are bounded ({@link #CAPACITY}): when the queue in is full, the egress
+ * encodes the answer itself ({@link #offer} says so). The thread reads only the copy, the directory's names and the
+ * machines' telemetry, which the egress's thread reads the same way.
+ */
+final class PortfolioEncoder
+{
+    /** Answers waiting to be encoded, or encoded and waiting for the egress, at most. */
+    static final int CAPACITY = 1024;
+    /** The frame of an answer that could not be encoded: the egress sends nothing for it. */
+    static final byte[] EMPTY = new byte[0];
+
+    /** One answer: the copy to encode and, once encoded, its frame's bytes (the Envelope, without its length). */
+    static final class Pending
+    {
+        final Egress.PortfolioAnswer answer;
+        private byte[] frame;
+
+        Pending(final Egress.PortfolioAnswer answer)
+        {
+            this.answer = answer;
+        }
+
+        /** Encodes the answer (on whichever thread calls it; the copy is only read). */
+        byte[] encode()
+        {
+            return Envelope.newBuilder().setRequestId(answer.requestId())
+                .setPortfolio(answer.portfolio().encode().setLastSeq(answer.accountLastSeq())).build().toByteArray();
+        }
+
+        /** The encoder's thread: the answer is encoded (published to the egress's thread by the queue it goes out on). */
+        void encoded(final byte[] frame)
+        {
+            this.frame = frame;
+        }
+
+        /** The encoded frame; null until the encoder has handed it back. */
+        byte[] frame()
+        {
+            return frame;
+        }
+    }
+
+    private final OneToOneConcurrentArrayQueue<Pending> in = new OneToOneConcurrentArrayQueue<>(CAPACITY);
+    private final OneToOneConcurrentArrayQueue<Pending> out = new OneToOneConcurrentArrayQueue<>(CAPACITY);
+    private final Runnable wakeEgress;
+    private final Consumer<String> log;
+    /** Times each encode on the encoder's thread for a benchmark's probe; null: not timed. */
+    private volatile WorkProbe.Timer timer;
+    /** Started by the egress's thread with the first answer; read by the closing thread. */
+    private volatile Thread thread;
+    private volatile boolean running = true;
+
+    /**
+     * @param wakeEgress run on the encoder's thread after each answer encoded: wakes the egress's thread to drain it.
+     */
+    PortfolioEncoder(final Runnable wakeEgress, final Consumer<String> log)
+    {
+        this.wakeEgress = wakeEgress;
+        this.log = log;
+    }
+
+    void workProbe(final WorkProbe probe)
+    {
+        timer = WorkProbe.Timer.of(probe, WorkProbe.Work.PORTFOLIO_ENCODE);
+    }
+
+    /** Egress thread: hands an answer over; false when the encoder is full or closed (the egress then encodes it). */
+    boolean offer(final Pending p)
+    {
+        if (!running)
+        {
+            return false;
+        }
+        if (thread == null)
+        {
+            thread = new Thread(this::run, "gpux-portfolio-encoder");
+            thread.setDaemon(true);
+            thread.start();
+        }
+        if (!in.offer(p))
+        {
+            return false;
+        }
+        LockSupport.unpark(thread);
+        return true;
+    }
+
+    /** Egress thread: gives each answer encoded since the last call to {@code encoded}, in the order handed over. */
+    int drain(final Consumer<Pending> encoded)
+    {
+        return out.drain(encoded::accept);
+    }
+
+    private void run()
+    {
+        while (running)
+        {
+            final Pending p = in.peek();
+            if (p == null)
+            {
+                LockSupport.park(this);
+                continue;
+            }
+            final WorkProbe.Timer t = timer;
+            if (t != null)
+            {
+                t.start();
+            }
+            try
+            {
+                p.encoded(p.encode());
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                // the copy is plain data: an answer that cannot be encoded is a bug, said once, and never sent
+                log.accept("portfolio encoder: answer to request " + p.answer.requestId() + " failed: " + ex);
+                p.encoded(EMPTY);
+            }
+            if (t != null)
+            {
+                t.stop();
+            }
+            // out has room for everything in: an answer leaves in only after its place in out is sure
+            while (!out.offer(p))
+            {
+                if (!running)
+                {
+                    return;
+                }
+                Thread.onSpinWait();
+            }
+            in.poll();
+            wakeEgress.run();
+        }
+    }
+
+    /** Stops the thread (answers still in it are dropped: the egress is closing, and with it every session). */
+    void close()
+    {
+        running = false;
+        final Thread t = thread;
+        if (t != null)
+        {
+            LockSupport.unpark(t);
+        }
+    }
+}
