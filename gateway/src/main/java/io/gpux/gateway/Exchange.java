@@ -54,8 +54,8 @@ import java.util.function.Consumer;
  *   <li><b>dedicated</b>: the event loop, a core thread (the pipeline's Disruptor consumer) and an
  *   egress thread that backs off when idle and is woken by the core after each batch.</li>
  * </ul>
- * Either way there are also the acceptor, the ticker, the snapshot writer, the journals' pretoucher and the
- * portfolio encoder, all mostly asleep; {@link ExchangePipeline} describes every thread in one place.
+ * Either way there are also the acceptor, the ticker, the snapshot writer, the journals' pretoucher, the
+ * portfolio encoder and the resend reader, all mostly asleep; {@link ExchangePipeline} describes every thread in one place.
  *
  * <p>This class owns the exchange's lifecycle: it starts the parts in order on the starting thread, holds
  * them for the connection handlers (which read them on the event loop), and closes them in order. Its

@@ -9,17 +9,18 @@ import java.util.Locale;
 
 /**
  * {@link ResendStall}'s probe of the exchange's own work ({@link io.gpux.gateway.Exchange#workProbe}): each portfolio
- * copy (core thread), portfolio encode (the portfolio encoder's thread), portfolio write and resend slice (egress
- * thread; in the shared layout the same event loop as the core), by the wall clock and by the thread's CPU time, a
- * phase at a time. Recorded on the exchange's threads,
+ * copy (core thread), portfolio encode (the portfolio encoder's thread), resend slice (the resend reader's thread),
+ * portfolio write and resend write (egress thread; in the shared layout the same event loop as the core), by the
+ * wall clock and by the thread's CPU time, a phase at a time. Recorded on the exchange's threads,
  * read on the benchmark's.
  */
 final class WorkTimes implements WorkProbe
 {
     private static final Work[] WORKS = Work.values();
     /** The JSON field prefix of each kind of work. */
-    private static final String[] NAMES = {"portfolioCopy", "portfolioEncode", "portfolioWrite", "resendSlice"};
-    private static final String[] LABELS = {"portfolio copies", "portfolio encodes", "portfolio writes", "resend slices"};
+    private static final String[] NAMES = {"portfolioCopy", "portfolioEncode", "portfolioWrite", "resendSlice", "resendWrite"};
+    private static final String[] LABELS = {"portfolio copies", "portfolio encodes", "portfolio writes", "resend slices",
+        "resend writes"};
 
     private final Recorder[] wall = new Recorder[WORKS.length];
     private final Recorder[] cpu = new Recorder[WORKS.length];

@@ -20,7 +20,7 @@ class ResendStallTest
         "probeP99Us", "probeP999Us", "probeMaxUs", "batchMaxP50Us", "batchMaxUs", "secondsWithBatchOver1ms", "logins",
         "eventsResent", "maxResendsInProgress", "portfoliosAnswered", "portfolioCopyCount", "portfolioEncodeCount",
         "resendSliceCount"};
-    private static final String[] WORK = {"portfolioCopy", "portfolioEncode", "portfolioWrite", "resendSlice"};
+    private static final String[] WORK = {"portfolioCopy", "portfolioEncode", "portfolioWrite", "resendSlice", "resendWrite"};
 
     private static double number(final String json, final String field)
     {
@@ -95,10 +95,13 @@ class ResendStallTest
             assertTrue(number(resends, "logins") > 0 && number(resends, "eventsResent") >= 10 * number(resends, "logins"),
                 resends);
             assertTrue(number(resends, "resendSliceCount") > 0 && number(resends, "resendSliceCpuMaxUs") > 0, resends);
+            // the reader's rounds are written to their sessions on the egress
+            assertTrue(number(resends, "resendWriteCount") > 0, resends);
             assertTrue(number(portfolios, "portfoliosAnswered") > 0 && number(portfolios, "logins") == 0, portfolios);
-            // every portfolio answered was copied and encoded, each timed once
+            // every portfolio answered was copied, encoded and written, each timed once
             assertTrue(number(portfolios, "portfolioCopyCount") >= number(portfolios, "portfoliosAnswered") &&
-                number(portfolios, "portfolioEncodeCount") >= number(portfolios, "portfoliosAnswered"), portfolios);
+                number(portfolios, "portfolioEncodeCount") >= number(portfolios, "portfoliosAnswered") &&
+                number(portfolios, "portfolioWriteCount") >= number(portfolios, "portfoliosAnswered"), portfolios);
             assertEquals(0, number(idle, "portfolioCopyCount") + number(idle, "resendSliceCount"), idle);
         }
         assertEquals(8, stall.result.phases().size());

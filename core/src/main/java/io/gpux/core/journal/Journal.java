@@ -294,6 +294,16 @@ public final class Journal implements AutoCloseable
             this.seeker = new JournalSeek(queue, tailer);
         }
 
+        /**
+         * Lets the next thread that uses this reader take it over (the queue's tailer remembers the thread that
+         * used it and refuses others). The caller has stopped using it, and the reader reaches the next thread
+         * through something that orders the two (a queue, a thread's start).
+         */
+        public void handOver()
+        {
+            tailer.singleThreadedCheckReset();
+        }
+
         /** Queue documents this reader has read, probes of {@link #seek} included. */
         public long documentsRead()
         {

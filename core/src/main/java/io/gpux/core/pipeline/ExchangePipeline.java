@@ -70,7 +70,9 @@ import java.util.function.Consumer;
  *   shared layout, also polls this pipeline and runs the egress); the <b>egress</b> thread in the dedicated
  *   layout, which tails the event journal and answers the sessions; the <b>portfolio encoder</b>
  *   ({@code gpux-portfolio-encoder}, parked unless a portfolio answer waits), which builds the portfolio answers
- *   the core copied, off the egress's thread; and the acceptor.</li>
+ *   the core copied, off the egress's thread; the <b>resend reader</b> ({@code gpux-resend-reader}, parked unless a
+ *   resend is in progress), which reads the resends' events from the event journal a round at a time, off the
+ *   egress's thread; and the acceptor.</li>
  * </ul>
  * Producers on any thread publish without blocking ({@link #tryPublish}); every other crossing between
  * threads is a ring, a queue or the event journal (which the egress tails), and only the core writes the

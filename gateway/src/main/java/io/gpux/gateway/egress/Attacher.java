@@ -12,37 +12,36 @@ import io.netty.buffer.ByteBuf;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * Brings a logged-in session live ({@link Egress.Attach}): sends LoginAccepted with the account's last
  * event number, refuses a resend over the {@link Egress.ResendLimits}, and either puts the session on
- * the live stream at once or starts its resend ({@link ResendCursor}), which it then advances a slice
- * at a time ({@link #advance(ResendCursor, int)}, the {@link Resends.Step}) until the session has the
- * account's newest event and goes live, between two events, with what waited behind the resend. On the
- * egress thread only.
+ * the live stream at once or starts its resend ({@link ResendCursor}), which the {@link ResendReader} reads a
+ * round at a time on its own thread while this writes each round to the session ({@link #writeRounds()}), until the
+ * session has the account's newest event and goes live, between two events, with what waited behind the
+ * resend. On the egress thread only.
  */
 final class Attacher
 {
     private final SessionTable sessions;
     private final AccountNumbers accounts;
     private final Resends resends;
-    /** Whether the duty cycle's time for resends is gone (made once: no allocation per turn). */
-    private final BooleanSupplier sliceOver;
+    private final ResendReader reader;
+    /** Writes a round the reader handed back (made once: no allocation per round). */
+    private final Consumer<ResendCursor> onRound = this::written;
     private final Supplier<Journal.Reader> readerFactory;
-    private final EventFrames frames;
 
     Attacher(
-        final SessionTable sessions, final AccountNumbers accounts, final Resends resends,
-        final Supplier<Journal.Reader> readerFactory, final EventFrames frames)
+        final SessionTable sessions, final AccountNumbers accounts, final Resends resends, final ResendReader reader,
+        final Supplier<Journal.Reader> readerFactory)
     {
         this.sessions = sessions;
         this.accounts = accounts;
         this.resends = resends;
-        this.sliceOver = resends::sliceOver;
+        this.reader = reader;
         this.readerFactory = readerFactory;
-        this.frames = frames;
     }
 
     void attach(final Egress.Attach a)
@@ -132,38 +131,93 @@ final class Attacher
     }
 
     /**
-     * Advances a resend by about {@code max} documents read (none while its connection is not writable);
-     * live once it has sent the account's newest event.
+     * Writes each round the {@link ResendReader} handed back to its session, and brings the session live once it
+     * has the account's newest event. The egress flushes next, then {@link #handOver()}.
      *
-     * @return the work done, plus one if the resend finished.
+     * @return the rounds written.
      */
-    int advance(final ResendCursor c, final int max)
+    int writeRounds()
+    {
+        return reader.drain(onRound);
+    }
+
+    /**
+     * Hands each resend not with the reader over for its next round, up to the account's newest event now; none
+     * while its connection is not writable, its output so far flushed (a peer that does not read stops costing
+     * anything, and is cut off as a slow consumer by the gateway's usual rule, or times out).
+     *
+     * @return the resends handed over or ended.
+     */
+    int handOver()
+    {
+        int work = 0;
+        final ArrayList<ResendCursor> cursors = resends.cursors();
+        for (int i = cursors.size() - 1; i >= 0; i--)
+        {
+            final ResendCursor c = cursors.get(i);
+            if (!c.busy && handOver(c))
+            {
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /** A round read: its frames to the session, then live, or closed if the journal failed it, or on to the next. */
+    private void written(final ResendCursor c)
+    {
+        final ByteBuf chunk = c.chunk;
+        c.chunk = null;
+        if (c.ended)
+        {
+            // the session went while the reader had its resend
+            if (chunk != null)
+            {
+                chunk.release();
+            }
+            resends.close(c);
+            return;
+        }
+        final Session s = c.session;
+        final ByteBuf out = sessions.outgoingNow(s);
+        if (chunk != null)
+        {
+            if (out != null)
+            {
+                out.writeBytes(chunk);
+            }
+            chunk.release();
+        }
+        if (out == null)
+        {
+            return;
+        }
+        if (c.failure != null)
+        {
+            sessions.close(s, SessionErrorCode.RESEND_UNAVAILABLE, c.failure);
+            return;
+        }
+        if (c.caughtUp(accounts.lastSeq(s.accountId)))
+        {
+            goLive(c, out);
+        }
+    }
+
+    /** Hands a resend to the reader for its next round; true if it was handed over or ended. */
+    private boolean handOver(final ResendCursor c)
     {
         final Session s = c.session;
         if (c.heldBytes() > resends.limits().heldBytes())
         {
             sessions.close(s, SessionErrorCode.SLOW_CONSUMER, "more than " + resends.limits().heldBytes() +
                 " bytes of answers and market data waited behind its resend");
-            return 1;
+            return true;
         }
         if (!s.channel.isWritable())
         {
-            return 0;
+            return false;
         }
-        final ByteBuf out = sessions.outgoingNow(s);
-        final long newest = accounts.lastSeq(s.accountId);
-        final int n = c.read(max, newest, accounts.lastEvent(s.accountId), out, frames, sliceOver);
-        if (c.failure != null)
-        {
-            sessions.close(s, SessionErrorCode.RESEND_UNAVAILABLE, c.failure);
-            return n + 1;
-        }
-        if (c.caughtUp(newest))
-        {
-            goLive(c, out);
-            return n + 1;
-        }
-        return n;
+        return reader.offer(c, accounts.lastSeq(s.accountId), accounts.lastEvent(s.accountId));
     }
 
     /** The resend has sent the account's newest event: what waited behind it follows, and the session is live. */

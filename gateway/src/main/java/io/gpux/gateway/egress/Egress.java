@@ -33,16 +33,17 @@ import java.util.function.Supplier;
  * account's back-links from its newest event to the first the session lacks, then sends them in order,
  * each found by a seek of the journal by engine sequence (a galloping search over the queue's index
  * from the document last read, else a binary search), so it reads O(missing events) documents, times
- * O(log n) for those far apart, and none of the journal between them. It is advanced by
- * {@link #resend()} a bounded slice per duty cycle ({@link Resends#BUDGET} documents across every
- * resending session, {@link Resends#QUANTUM} at a time, round-robin, and {@link Resends#SLICE_NS} of
- * time at most, give or take the step that finds it gone), and not at all while the
- * session's connection is not writable. It goes on through the account's events that came meanwhile
- * until it has sent the newest the live tail has; then the session goes live, on this thread, between
- * two events: no gap, nothing twice. Whatever else the session is sent meanwhile (answers, market
- * data) waits behind the resend, in order. A resend therefore never holds this thread (nor, in the
- * shared layout, the event loop and the core) for more than a slice, however long the history or many
- * the resends; {@link ResendLimits} bounds how many run at once.
+ * O(log n) for those far apart, and none of the journal between them. The cursor is read on a thread of
+ * its own, the {@link ResendReader}'s, a round at a time ({@link Resends#BUDGET} documents and
+ * {@link Resends#SLICE_NS} of time at most, give or take the step that finds it gone), the resends
+ * taking their rounds in turn; this thread writes each round to the session ({@link #resend()}) and
+ * hands the cursor over for the next, up to the account's newest event at that moment, and not at all
+ * while the session's connection is not writable. It goes on through the account's events that came
+ * meanwhile until it has sent the newest the live tail has; then the session goes live, on this
+ * thread, between two events: no gap, nothing twice. Whatever else the session is sent meanwhile
+ * (answers, market data) waits behind the resend, in order. A resend's journal reads therefore never
+ * run on this thread (nor, in the shared layout, on the event loop that runs the core), however long the
+ * history or many the resends; {@link ResendLimits} bounds how many run at once.
  * An event the journal no longer holds (or one journaled without account numbers) ends the resend
  * with RESEND_UNAVAILABLE.
  *
@@ -206,10 +207,11 @@ public final class Egress implements Agent
     private final PortfolioEncoder encoder;
     /** Logins: LoginAccepted, the resend, the switch to the live stream. */
     private final Attacher attacher;
-    private final Resends.Step advance;
+    /** Reads the resends' events on its own thread. */
+    private final ResendReader resendReader;
     private TradeTap tradeTap;
-    /** Times each resend slice for a benchmark's probe; null: not timed. */
-    private volatile WorkProbe.Timer resendSlice;
+    /** Times the egress's part of each duty cycle's resends for a benchmark's probe; null: not timed. */
+    private volatile WorkProbe.Timer resendWrite;
     private volatile boolean caughtUp;
     private Runnable wake = () -> { };
     private GatewayCounters counters = GatewayCounters.inMemory();
@@ -231,8 +233,9 @@ public final class Egress implements Agent
         this.tail = new EventTail(sessions, accounts, historyLoader, this::onTrade, frames, log);
         this.encoder = new PortfolioEncoder(() -> wake.run(), log);
         this.answers = new Answers(sessions, completions, historyLoader, history, completionHook, encoder);
-        this.attacher = new Attacher(sessions, accounts, resends, readerFactory, frames);
-        this.advance = attacher::advance;
+        this.resendReader = new ResendReader(resendLimits.total() + 1, directory, () -> wake.run(), log);
+        resends.closeReadersWith(resendReader::retire);
+        this.attacher = new Attacher(sessions, accounts, resends, resendReader, readerFactory);
         counters(counters);
     }
 
@@ -266,7 +269,8 @@ public final class Egress implements Agent
     /** From any thread: tell {@code probe} the wall and CPU time of each resend slice, portfolio encode and write from now on (null: none). */
     public void workProbe(final WorkProbe probe)
     {
-        resendSlice = WorkProbe.Timer.of(probe, WorkProbe.Work.RESEND_SLICE);
+        resendWrite = WorkProbe.Timer.of(probe, WorkProbe.Work.RESEND_WRITE);
+        resendReader.workProbe(probe);
         answers.workProbe(probe);
     }
 
@@ -349,6 +353,8 @@ public final class Egress implements Agent
     {
         thread = Thread.currentThread();
         completions.readBy(thread);
+        encoder.start();
+        resendReader.start();
         final long tailed = tail.startAtEnd(readerFactory.get());
         if (tailed > 0)
         {
@@ -410,12 +416,12 @@ public final class Egress implements Agent
     }
 
     /**
-     * The resend part of a duty cycle: advances the resends in progress by {@link Resends#BUDGET}
-     * journal records and about {@link Resends#SLICE_NS} at most, in turn, skipping a session whose connection is not writable (a peer
-     * that does not read stops costing anything; it is cut off as a slow consumer by the gateway's
-     * usual rule, or times out).
+     * The resend part of a duty cycle: writes the rounds the {@link ResendReader} read since the last cycle to
+     * their sessions, brings a session live once it has its account's newest event, and hands each other resend
+     * over for its next round (see {@link Attacher#writeRounds()} and {@link Attacher#handOver()}). The journal
+     * reads are the reader's, on its own thread.
      *
-     * @return the records read, plus one for each resend finished.
+     * @return the rounds written and the resends handed over or ended.
      */
     public int resend()
     {
@@ -426,13 +432,15 @@ public final class Egress implements Agent
         working = true;
         try
         {
-            final WorkProbe.Timer timer = resendSlice;
+            final WorkProbe.Timer timer = resendWrite;
             if (timer != null)
             {
                 timer.start();
             }
-            final int work = resends.run(advance);
+            int work = attacher.writeRounds();
             sessions.flush();
+            // after the flush: a resend whose round just filled its connection waits until the peer reads
+            work += attacher.handOver();
             if (timer != null)
             {
                 timer.stop();
@@ -512,6 +520,7 @@ public final class Egress implements Agent
     {
         stopped = true;
         encoder.close();
+        resendReader.close();
         completions.stop();
         historyLoader.close();
         resends.endAll();

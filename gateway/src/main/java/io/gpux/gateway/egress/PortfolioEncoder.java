@@ -3,7 +3,6 @@ package io.gpux.gateway.egress;
 import io.gpux.proto.v1.Envelope;
 import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -15,12 +14,12 @@ import java.util.function.Consumer;
  * {@link #drain} on the egress's thread, which writes it ahead of what was held. The session's frames leave in the
  * order they would have left had the egress encoded the answer itself.
  *
- * <p>One encoder thread, started with the first answer, parked while there is nothing to encode (an unpark per
+ * <p>One encoder thread, started with the egress, parked while there is nothing to encode (an unpark per
  * answer handed over wakes it). Its queues are bounded ({@link #CAPACITY}): when the queue in is full, the egress
  * encodes the answer itself ({@link #offer} says so). The thread reads only the copy, the directory's names and the
  * machines' telemetry, which the egress's thread reads the same way.
  */
-final class PortfolioEncoder
+final class PortfolioEncoder extends ParkedWorker
 {
     /** Answers waiting to be encoded, or encoded and waiting for the egress, at most. */
     static final int CAPACITY = 1024;
@@ -64,15 +63,13 @@ final class PortfolioEncoder
     private final Consumer<String> log;
     /** Times each encode on the encoder's thread for a benchmark's probe; null: not timed. */
     private volatile WorkProbe.Timer timer;
-    /** Started by the egress's thread with the first answer; read by the closing thread. */
-    private volatile Thread thread;
-    private volatile boolean running = true;
 
     /**
      * @param wakeEgress run on the encoder's thread after each answer encoded: wakes the egress's thread to drain it.
      */
     PortfolioEncoder(final Runnable wakeEgress, final Consumer<String> log)
     {
+        super("gpux-portfolio-encoder");
         this.wakeEgress = wakeEgress;
         this.log = log;
     }
@@ -85,38 +82,30 @@ final class PortfolioEncoder
     /** Egress thread: hands an answer over; false when the encoder is full or closed (the egress then encodes it). */
     boolean offer(final Pending p)
     {
-        if (!running)
+        start();
+        if (!takesWork() || !in.offer(p))
         {
             return false;
         }
-        if (thread == null)
-        {
-            thread = new Thread(this::run, "gpux-portfolio-encoder");
-            thread.setDaemon(true);
-            thread.start();
-        }
-        if (!in.offer(p))
-        {
-            return false;
-        }
-        LockSupport.unpark(thread);
+        wake();
         return true;
     }
 
     /** Egress thread: gives each answer encoded since the last call to {@code encoded}, in the order handed over. */
     int drain(final Consumer<Pending> encoded)
     {
-        return out.drain(encoded::accept);
+        return out.drain(encoded);
     }
 
-    private void run()
+    @Override
+    void run()
     {
-        while (running)
+        while (running())
         {
             final Pending p = in.peek();
             if (p == null)
             {
-                LockSupport.park(this);
+                park();
                 continue;
             }
             final WorkProbe.Timer t = timer;
@@ -141,7 +130,7 @@ final class PortfolioEncoder
             // out has room for everything in: an answer leaves in only after its place in out is sure
             while (!out.offer(p))
             {
-                if (!running)
+                if (!running())
                 {
                     return;
                 }
@@ -155,11 +144,6 @@ final class PortfolioEncoder
     /** Stops the thread (answers still in it are dropped: the egress is closing, and with it every session). */
     void close()
     {
-        running = false;
-        final Thread t = thread;
-        if (t != null)
-        {
-            LockSupport.unpark(t);
-        }
+        stop();
     }
 }

@@ -16,7 +16,7 @@ import java.util.function.BooleanSupplier;
 /**
  * One session's resend in progress: its own reader of the event journal, the account's events still to
  * send, and what the session was sent meanwhile by anything but the resend (answers, market data), held
- * back until the resend has caught up with the live stream. Owned by the egress thread.
+ * back until the resend has caught up with the live stream.
  *
  * <p>Every private event carries, per recipient account, the account's number of it and the engine
  * sequence of the account's previous event. The cursor walks back along these links from the account's
@@ -25,6 +25,9 @@ import java.util.function.BooleanSupplier;
  * sequence ({@link Journal.Reader#seek}, O(log n) documents, none when the event is in the document
  * last read). So a resend reads what the account missed, not the journal between its events. Events
  * that came meanwhile are fetched the same way, until the cursor has sent the account's newest event.
+ *
+ * <p>The egress's thread owns the cursor, and hands it to the {@link ResendReader}'s thread for each round of
+ * reading ({@link #busy}); the two never use it at once.
  */
 final class ResendCursor
 {
@@ -41,6 +44,18 @@ final class ResendCursor
     String failure;
     /** Frames for the session from anything else while it resends, in order; null until there is one. */
     ByteBuf held;
+    /**
+     * With the {@link ResendReader} (from the egress's hand-over to its hand-back): the cursor's reading state, its
+     * reader and {@link #chunk} are the reader thread's meanwhile. The egress's thread only.
+     */
+    boolean busy;
+    /** The resend was ended while {@link #busy}: the egress closes it when the reader hands it back. */
+    boolean ended;
+    /** The account's newest event when the egress handed the cursor over (its number, its engine sequence). */
+    long targetSeq;
+    long targetEvent;
+    /** What the reader framed in its last round (the session's next frames), handed back with the cursor; null after. */
+    ByteBuf chunk;
     /** Engine sequences of the events to send, newest first (the walk back's order); sent from the end. */
     private final LongArrayList toSend = new LongArrayList();
     /** The walk back: the next event to read (engine sequence, the account's number), 0 when not walking. */
@@ -182,14 +197,29 @@ final class ResendCursor
         return held == null ? 0 : held.readableBytes();
     }
 
-    /** Lets go of the journal reader and anything held. */
-    void close()
+    /** Lets go of anything held and a chunk not written (the journal reader is the caller's to close). */
+    void release()
     {
-        reader.close();
+        if (chunk != null)
+        {
+            chunk.release();
+            chunk = null;
+        }
         if (held != null)
         {
             held.release();
             held = null;
+        }
+    }
+
+    /** Lets go of the journal reader, anything held and a chunk not written, on this thread. */
+    void close()
+    {
+        release();
+        if (reader != null)
+        {
+            reader.handOver();
+            reader.close();
         }
     }
 }

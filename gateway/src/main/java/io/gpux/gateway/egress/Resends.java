@@ -4,62 +4,44 @@ import io.gpux.core.journal.Journal;
 import io.gpux.gateway.session.Session;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.util.ArrayList;
+import java.util.function.Consumer;
 
 /**
- * The resends in progress, one {@link ResendCursor} per resending session: who may start one (the
- * {@link Egress.ResendLimits}), and their turns, round-robin, within a slice per duty cycle: a budget
- * of journal documents ({@link #BUDGET} across every resending session, {@link #QUANTUM} at a time)
- * and of time ({@link #SLICE_NS}), so that no resend holds the egress thread (in the shared layout,
- * the core's too) for more than a slice, however long the history, many the resends or costly the
- * documents. On the egress thread only, but {@link #inProgress()}.
+ * The resends in progress, one {@link ResendCursor} per resending session, and who may start one (the
+ * {@link Egress.ResendLimits}). Their reading is the {@link ResendReader}'s, on its own thread, a round at a time:
+ * a budget of journal documents ({@link #BUDGET}) and of time ({@link #SLICE_NS}) per round, so that a resend
+ * shares the reader fairly with the others however long its history or costly its documents. On the egress
+ * thread only, but {@link #inProgress()}.
  */
 final class Resends
 {
-    /** Journal documents all resends together read per duty cycle at most. */
+    /** Journal documents a resend reads per round at most. */
     static final int BUDGET = 512;
-    /** Documents one resend reads before the next resending session has its turn. */
-    static final int QUANTUM = 64;
     /**
-     * A duty cycle's slice ends once this much time has gone since it began: no new turn starts, and a turn
-     * in progress stops after the document it is reading ({@link #sliceOver()}). A document read for a
-     * resend (a seek for an event far from the last, its decoding and framing) costs the egress thread from
-     * a few to some tens of microseconds of CPU, so the document budget alone lets a slice run for
-     * milliseconds; with this, a slice is this long plus one document.
+     * A round ends once this much time has gone since it began: the cursor stops after the document it is
+     * reading. A document read for a resend (a seek for an event far from the last, its decoding and framing)
+     * costs from a few to some tens of microseconds, so the document budget alone would let a round run for
+     * milliseconds; with this, a round is this long plus one document.
      */
     static final long SLICE_NS = 200_000;
 
-    /** Advances one resend by about {@code max} documents read; returns the work done, plus one if it finished. */
-    @FunctionalInterface
-    interface Step
-    {
-        int advance(ResendCursor cursor, int max);
-    }
-
     private final Egress.ResendLimits limits;
-    private final NanoClock clock;
-    /** Resends in progress, in turn order, and by session id; how many each account has. */
+    /** Resends in progress, in the order started, and by session id; how many each account has. */
     private final ArrayList<ResendCursor> cursors = new ArrayList<>();
     private final Long2ObjectHashMap<ResendCursor> bySession = new Long2ObjectHashMap<>();
     private final Long2LongHashMap perAccount = new Long2LongHashMap(0);
-    private int turn;
     private volatile int inProgress;
-    /** When the current duty cycle's slice ends, on {@link #clock}. */
-    private long sliceEnd;
+    private Consumer<Journal.Reader> readerCloser = r ->
+    {
+        r.handOver();
+        r.close();
+    };
 
     Resends(final Egress.ResendLimits limits)
     {
-        this(limits, SystemNanoClock.INSTANCE);
-    }
-
-    /** With the clock that times each slice ({@link #SLICE_NS}). */
-    Resends(final Egress.ResendLimits limits, final NanoClock clock)
-    {
         this.limits = limits;
-        this.clock = clock;
     }
 
     Egress.ResendLimits limits()
@@ -101,15 +83,19 @@ final class Resends
         return bySession.get(sessionId);
     }
 
-    /** Forgets a resend (finished, or its session gone) and lets go of its reader. */
+    /** The resends in progress, in the order started (not to be changed by the caller). */
+    ArrayList<ResendCursor> cursors()
+    {
+        return cursors;
+    }
+
+    /**
+     * Forgets a resend (finished, or its session gone) and lets go of its reader, at once or, while the
+     * {@link ResendReader} has it, as soon as it is handed back ({@link ResendCursor#ended}).
+     */
     void end(final ResendCursor c)
     {
-        final int at = cursors.indexOf(c);
-        cursors.remove(at);
-        if (at < turn)
-        {
-            turn--;
-        }
+        cursors.remove(c);
         bySession.remove(c.session.id);
         final long left = perAccount.get(c.session.accountId) - 1;
         if (left <= 0)
@@ -121,15 +107,43 @@ final class Resends
             perAccount.put(c.session.accountId, left);
         }
         inProgress = cursors.size();
-        c.close();
+        if (c.busy)
+        {
+            c.ended = true;
+        }
+        else
+        {
+            close(c);
+        }
     }
 
-    /** Ends every resend (the egress closes). */
+    /**
+     * Lets go of an ended resend: its buffers here, its journal reader by {@link #closeReadersWith} (closing a
+     * reader can unmap journal files: the reader's thread does it).
+     */
+    void close(final ResendCursor c)
+    {
+        c.release();
+        if (c.reader != null)
+        {
+            readerCloser.accept(c.reader);
+        }
+    }
+
+    /** Who closes the journal readers of ended resends (default: this thread, at once). */
+    void closeReadersWith(final Consumer<Journal.Reader> closer)
+    {
+        this.readerCloser = closer;
+    }
+
+    /** Ends every resend and lets go of every reader (the egress closes, its {@link ResendReader} stopped). */
     void endAll()
     {
         while (!cursors.isEmpty())
         {
-            end(cursors.get(cursors.size() - 1));
+            final ResendCursor c = cursors.get(cursors.size() - 1);
+            c.busy = false;
+            end(c);
         }
     }
 
@@ -147,42 +161,5 @@ final class Resends
     int inProgress()
     {
         return inProgress;
-    }
-
-    /**
-     * Gives the resends their turns, round-robin, {@link #QUANTUM} documents each, until {@link #BUDGET}
-     * documents are read, {@link #SLICE_NS} have gone by, or none of them has work to do.
-     *
-     * @return the documents read, plus one for each resend finished.
-     */
-    int run(final Step step)
-    {
-        int budget = BUDGET;
-        int work = 0;
-        int idle = 0;
-        sliceEnd = clock.nanoTime() + SLICE_NS;
-        while (budget > 0 && !cursors.isEmpty() && idle < cursors.size() && !sliceOver())
-        {
-            if (turn >= cursors.size())
-            {
-                turn = 0;
-            }
-            final ResendCursor c = cursors.get(turn);
-            final int done = step.advance(c, Math.min(QUANTUM, budget));
-            if (bySession.get(c.session.id) == c)
-            {
-                turn++;
-            }
-            budget -= done;
-            work += done;
-            idle = done == 0 ? idle + 1 : 0;
-        }
-        return work;
-    }
-
-    /** Whether the current duty cycle's slice has used its time ({@link #SLICE_NS}); a turn reading documents asks after each. */
-    boolean sliceOver()
-    {
-        return clock.nanoTime() - sliceEnd >= 0;
     }
 }

@@ -39,6 +39,7 @@ final class SessionTable
      * the buffer of what the session was sent since, in order.
      */
     private final Long2ObjectHashMap<ArrayDeque<Object>> held = new Long2ObjectHashMap<>();
+    private static final Function<PortfolioEncoder.Pending, byte[]> ENCODE_NOW = PortfolioEncoder.Pending::encode;
 
     SessionTable(final Resends resends, final Consumer<String> log)
     {
@@ -329,7 +330,13 @@ final class SessionTable
      */
     void hold(final Session s, final PortfolioEncoder.Pending p)
     {
-        held.computeIfAbsent(s.id, k -> new ArrayDeque<>()).addLast(p);
+        ArrayDeque<Object> behind = held.get(s.id);
+        if (behind == null)
+        {
+            behind = new ArrayDeque<>();
+            held.put(s.id, behind);
+        }
+        behind.addLast(p);
     }
 
     /** Whether something of the session waits behind an answer being encoded. */
@@ -364,7 +371,7 @@ final class SessionTable
         final ArrayDeque<Object> behind = held.get(s.id);
         if (behind != null)
         {
-            writeHeld(s, behind, PortfolioEncoder.Pending::encode);
+            writeHeld(s, behind, ENCODE_NOW);
         }
     }
 

@@ -25,8 +25,13 @@ public interface WorkProbe
          * (and, when the encoder is full, the answer's encoding too).
          */
         PORTFOLIO_WRITE,
-        /** One duty cycle's slice of the resends in progress (a bounded number of journal documents), on the egress thread. */
-        RESEND_SLICE
+        /** A resend's round of journal reads (a bounded number of documents and time), on the resend reader's thread. */
+        RESEND_SLICE,
+        /**
+         * The egress's part of a duty cycle's resends, on the egress thread: the rounds read since the last cycle written
+         * to their sessions, the sessions brought live, the resends handed over for their next round.
+         */
+        RESEND_WRITE
     }
 
     /** On the thread that did the work, right after it. */

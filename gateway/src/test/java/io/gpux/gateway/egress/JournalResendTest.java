@@ -38,6 +38,8 @@ class JournalResendTest
 {
     private static final int COMMANDS = 20_000;
     private static final int QUIET_EVERY = 2_000;
+    /** Documents a {@code read} call may read in these tests. */
+    private static final int QUANTUM = 64;
 
     @TempDir
     Path dir;
@@ -195,6 +197,47 @@ class JournalResendTest
         assertTrue(readCalls >= 2 * missing && readCalls > wholeCalls, "turns: " + readCalls + ", in quanta: " + wholeCalls);
     }
 
+    @Test
+    void theReaderReadsARoundUntilItsTimeIsGoneAndItsRoundsMakeTheWholeResend()
+    {
+        final Account quiet = account("quiet");
+        final long after = 3;
+        final List<Envelope> whole = resend(quiet, after);
+        // every read of the reader's clock is 60 us later: a round's time (200 us) is gone after its fourth step
+        final long[] now = {0};
+        final ResendReader reader = new ResendReader(4, new Directory(), () -> { }, line -> { }, () -> now[0] += 60_000);
+        final Session session = new Session(1, new EmbeddedChannel(), quiet.id, "quiet", 0, false, 1);
+        try (Journal.Reader r = journal.reader())
+        {
+            final ResendCursor c = new ResendCursor(session, r, after, quiet.lastSeq);
+            c.targetSeq = quiet.lastSeq;
+            c.targetEvent = quiet.lastEventSequence;
+            final ByteBuf all = Unpooled.buffer();
+            int rounds = 0;
+            while (!c.caughtUp(quiet.lastSeq))
+            {
+                reader.round(c);
+                assertNull(c.failure);
+                all.writeBytes(c.chunk);
+                c.chunk.release();
+                c.chunk = null;
+                assertTrue(++rounds < 1_000);
+            }
+            final List<Envelope> sent = new ArrayList<>();
+            while (all.isReadable())
+            {
+                final int length = all.readInt();
+                sent.add(parse(ByteBufUtil.getBytes(all, all.readerIndex(), length)));
+                all.skipBytes(length);
+            }
+            all.release();
+            assertEquals(whole, sent, "every event once, in order, then ResendComplete");
+            // each missing event is walked back to and then sent: a step each, four steps a round
+            final long steps = 2 * (quiet.lastSeq - after);
+            assertEquals((steps + 3) / 4, rounds);
+        }
+    }
+
     private long reads;
     /** How many turns ({@code read} calls) the last {@link #resend} took. */
     private int readCalls;
@@ -217,7 +260,7 @@ class JournalResendTest
             readCalls = 0;
             while (!c.caughtUp(account.lastSeq))
             {
-                final int n = c.read(Resends.QUANTUM, account.lastSeq, account.lastEventSequence, out, frames, sliceOver);
+                final int n = c.read(QUANTUM, account.lastSeq, account.lastEventSequence, out, frames, sliceOver);
                 assertTrue(n > 0);
                 readCalls++;
                 assertNull(c.failure);

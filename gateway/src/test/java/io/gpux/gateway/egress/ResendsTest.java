@@ -1,65 +1,66 @@
 package io.gpux.gateway.egress;
 
 import io.gpux.gateway.session.Session;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** The resends' registry on the egress: the limits, and a resend ended while the reader has it. */
 class ResendsTest
 {
-    /** Two resends in progress (their readers are never touched: the step stands in for the cursor's reads). */
-    private static Resends twoResends(final long[] now)
+    private final Resends resends = new Resends(new Egress.ResendLimits(2, 3, 1 << 20));
+
+    private ResendCursor start(final long sessionId, final long accountId)
     {
-        final Resends resends = new Resends(new Egress.ResendLimits(4, 4, 1 << 20), () -> now[0]);
-        resends.start(new Session(1, new EmbeddedChannel(), 101, "a", 0, false, 1), null, 0, 1_000);
-        resends.start(new Session(2, new EmbeddedChannel(), 102, "b", 0, false, 1), null, 0, 1_000);
-        return resends;
+        // the readers are never touched: these tests read no journal
+        resends.start(new Session(sessionId, new EmbeddedChannel(), accountId, "a" + accountId, 0, false, 1), null, 0, 1_000);
+        return resends.of(sessionId);
     }
 
     @Test
-    void aSliceEndsOnceItsTimeIsGoneHoweverFewDocumentsItRead()
+    void anAccountAndTheGatewayMayRunOnlySoManyResendsAtOnce()
     {
-        final long[] now = {0};
-        final Resends resends = twoResends(now);
-        final List<Long> turns = new ArrayList<>();
-        // costly documents: each turn reads 2 and takes 60 us
-        final int read = resends.run((c, max) ->
-        {
-            turns.add(c.session.id);
-            now[0] += 60_000;
-            return 2;
-        });
-        // turns begin at 0, 60, 120 and 180 us; the one due at 240 us is past the slice's 200 us
-        assertEquals(200_000, Resends.SLICE_NS);
-        assertEquals(List.of(1L, 2L, 1L, 2L), turns);
-        assertEquals(8, read);
+        start(1, 101);
+        assertNull(resends.refusal(101));
+        start(2, 101);
+        assertTrue(resends.refusal(101).contains("the account has 2 resends in progress"), resends.refusal(101));
+        assertNull(resends.refusal(102));
+        final ResendCursor third = start(3, 102);
+        assertTrue(resends.refusal(103).contains("the gateway has 3 resends in progress"), resends.refusal(103));
+        resends.end(third);
+        assertNull(resends.refusal(103));
+        assertEquals(2, resends.inProgress());
     }
 
     @Test
-    void cheapDocumentsEndTheSliceAtTheDocumentBudgetInTurnsOfAQuantum()
+    void aResendEndedWhileTheReaderHasItIsClosedWhenItComesBack()
     {
-        final long[] now = {0};
-        final Resends resends = twoResends(now);
-        final List<Integer> asked = new ArrayList<>();
-        final List<Long> turns = new ArrayList<>();
-        final int read = resends.run((c, max) ->
-        {
-            asked.add(max);
-            turns.add(c.session.id);
-            now[0] += 1_000;
-            return max;
-        });
-        assertEquals(Resends.BUDGET, read);
-        assertEquals(Resends.BUDGET / Resends.QUANTUM, turns.size());
-        assertEquals(List.of(Resends.QUANTUM), asked.stream().distinct().toList());
-        // round-robin: each session had half the turns, alternating
-        for (int i = 0; i < turns.size(); i++)
-        {
-            assertEquals(i % 2 == 0 ? 1L : 2L, turns.get(i));
-        }
+        final ResendCursor c = start(1, 101);
+        final ByteBuf held = c.held();
+        c.busy = true;
+        resends.end(c);
+        assertNull(resends.of(1), "forgotten at once");
+        assertNull(resends.refusal(101));
+        assertTrue(c.ended, "to be closed when the reader hands it back");
+        assertEquals(1, held.refCnt(), "what it held is still the cursor's: the reader may be using the cursor");
+        c.busy = false;
+        c.close();
+        assertEquals(0, held.refCnt());
+    }
+
+    @Test
+    void aResendEndedOnTheEgressIsClosedAtOnce()
+    {
+        final ResendCursor c = start(1, 101);
+        final ByteBuf held = c.held();
+        assertNotNull(resends.of(1));
+        resends.end(c);
+        assertEquals(0, held.refCnt());
+        assertTrue(!c.ended);
     }
 }
