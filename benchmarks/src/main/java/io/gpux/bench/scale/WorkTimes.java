@@ -6,6 +6,7 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * {@link ResendStall}'s probe of the exchange's own work ({@link io.gpux.gateway.Exchange#workProbe}): each portfolio
@@ -24,6 +25,10 @@ final class WorkTimes implements WorkProbe
 
     private final Recorder[] wall = new Recorder[WORKS.length];
     private final Recorder[] cpu = new Recorder[WORKS.length];
+    /** Per kind of work: units done since the exchange started; the phase's most CPU, and which unit it was. */
+    private final AtomicLongArray done = new AtomicLongArray(WORKS.length);
+    private final AtomicLongArray phaseMaxCpu = new AtomicLongArray(WORKS.length);
+    private final AtomicLongArray phaseMaxAt = new AtomicLongArray(WORKS.length);
 
     WorkTimes()
     {
@@ -37,12 +42,23 @@ final class WorkTimes implements WorkProbe
     @Override
     public void done(final Work work, final long wallNs, final long cpuNs)
     {
-        wall[work.ordinal()].recordValue(Math.min(60_000_000_000L, Math.max(0, wallNs)));
-        cpu[work.ordinal()].recordValue(Math.min(60_000_000_000L, Math.max(0, cpuNs)));
+        final int w = work.ordinal();
+        wall[w].recordValue(Math.min(60_000_000_000L, Math.max(0, wallNs)));
+        cpu[w].recordValue(Math.min(60_000_000_000L, Math.max(0, cpuNs)));
+        // one thread does each kind of work: these are read by the benchmark's thread, written only here
+        final long n = done.incrementAndGet(w);
+        if (cpuNs > phaseMaxCpu.get(w))
+        {
+            phaseMaxCpu.set(w, cpuNs);
+            phaseMaxAt.set(w, n);
+        }
     }
 
-    /** One phase's figures: per kind of work, its wall and CPU times. */
-    record Phase(Histogram[] wallNs, Histogram[] cpuNs)
+    /**
+     * One phase's figures: per kind of work, its wall and CPU times, and which unit since the exchange started took
+     * the most CPU (its first is 1: a maximum among the first units is the JVM's first run of that code).
+     */
+    record Phase(Histogram[] wallNs, Histogram[] cpuNs, long[] maxCpuAt, long[] doneSinceStart)
     {
         /** A line per kind of work seen, wall time and CPU time in microseconds. */
         String lines()
@@ -52,8 +68,9 @@ final class WorkTimes implements WorkProbe
             {
                 if (wallNs[w].getTotalCount() > 0)
                 {
-                    s.append(String.format(Locale.ROOT, "%n    %s (%,d), us: wall %s; CPU %s", LABELS[w],
-                        wallNs[w].getTotalCount(), LatencyLine.of(wallNs[w]), LatencyLine.of(cpuNs[w])));
+                    s.append(String.format(Locale.ROOT, "%n    %s (%,d), us: wall %s; CPU %s (the most CPU: unit %,d of %,d since the start)",
+                        LABELS[w], wallNs[w].getTotalCount(), LatencyLine.of(wallNs[w]), LatencyLine.of(cpuNs[w]),
+                        maxCpuAt[w], doneSinceStart[w]));
                 }
             }
             return s.toString();
@@ -68,6 +85,7 @@ final class WorkTimes implements WorkProbe
                 s.append(String.format(Locale.ROOT, ",\"%sCount\":%d", NAMES[w], wallNs[w].getTotalCount()));
                 fields(s, NAMES[w] + "Wall", wallNs[w]);
                 fields(s, NAMES[w] + "Cpu", cpuNs[w]);
+                s.append(String.format(Locale.ROOT, ",\"%sCpuMaxAt\":%d", NAMES[w], maxCpuAt[w]));
             }
             return s.toString();
         }
@@ -87,6 +105,8 @@ final class WorkTimes implements WorkProbe
         {
             wall[w].reset();
             cpu[w].reset();
+            phaseMaxCpu.set(w, 0);
+            phaseMaxAt.set(w, 0);
         }
     }
 
@@ -95,11 +115,15 @@ final class WorkTimes implements WorkProbe
     {
         final Histogram[] wallNs = new Histogram[WORKS.length];
         final Histogram[] cpuNs = new Histogram[WORKS.length];
+        final long[] maxAt = new long[WORKS.length];
+        final long[] since = new long[WORKS.length];
         for (int w = 0; w < WORKS.length; w++)
         {
             wallNs[w] = wall[w].getIntervalHistogram();
             cpuNs[w] = cpu[w].getIntervalHistogram();
+            maxAt[w] = phaseMaxAt.get(w);
+            since[w] = done.get(w);
         }
-        return new Phase(wallNs, cpuNs);
+        return new Phase(wallNs, cpuNs, maxAt, since);
     }
 }
