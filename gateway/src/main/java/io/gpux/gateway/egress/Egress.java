@@ -425,7 +425,7 @@ public final class Egress implements Agent
      */
     public int resend()
     {
-        if (resends.isEmpty())
+        if (resends.isEmpty() && resendReader.inFlight() == 0)
         {
             return 0;
         }

@@ -7,6 +7,7 @@ import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 import org.agrona.concurrent.SystemNanoClock;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -41,6 +42,8 @@ final class ResendReader extends ParkedWorker
     /** Times each round on the reader's thread for a benchmark's probe; null: not timed. */
     private volatile WorkProbe.Timer timer;
     private long sliceEnd;
+    /** Cursors handed over and not yet given back (the egress's thread only). */
+    private int inFlight;
 
     /**
      * @param capacity at least the most resends the egress runs at once.
@@ -90,8 +93,15 @@ final class ResendReader extends ParkedWorker
             c.busy = false;
             return false;
         }
+        inFlight++;
         wake();
         return true;
+    }
+
+    /** Egress thread: cursors handed over and not yet given back. */
+    int inFlight()
+    {
+        return inFlight;
     }
 
     /** Egress thread: closes the journal reader of an ended resend, on the reader's thread if it runs, else here. */
@@ -113,6 +123,7 @@ final class ResendReader extends ParkedWorker
         ResendCursor c;
         while ((c = out.poll()) != null)
         {
+            inFlight--;
             c.busy = false;
             done.accept(c);
             n++;
@@ -188,12 +199,25 @@ final class ResendReader extends ParkedWorker
         return clock.nanoTime() - sliceEnd >= 0;
     }
 
-    /** Stops the thread; cursors still with it are left as they are (the egress closes every resend as it closes). */
+    /** Stops the thread (the egress is closing; it closes every resend it still runs once this has stopped). */
     void close()
     {
         if (stop())
         {
             closeRetired();
+            // the cursors still handed over are the egress's again: it closes those it runs, here those it ended
+            for (final OneToOneConcurrentArrayQueue<ResendCursor> q : List.of(in, out))
+            {
+                ResendCursor c;
+                while ((c = q.poll()) != null)
+                {
+                    c.busy = false;
+                    if (c.ended)
+                    {
+                        c.close();
+                    }
+                }
+            }
         }
     }
 }

@@ -238,6 +238,49 @@ class JournalResendTest
         }
     }
 
+    @Test
+    void theEgressResendsThroughItsReaderThreadEveryEventOnceInOrderThenTheSessionIsLive() throws Exception
+    {
+        final Account quiet = account("quiet");
+        final Egress egress = new Egress(journal::reader, new Directory(), (s, slot, reject, response) -> { },
+            new Egress.ResendLimits(1, 1, 1 << 20), line -> { });
+        egress.onStart();
+        try
+        {
+            final EmbeddedChannel channel = new EmbeddedChannel();
+            final Session session = new Session(1, channel, quiet.id, "quiet", 0, false, 1);
+            assertTrue(egress.offer(new Egress.Attach(session, 3, 1000, 1 << 20, engine.eventSequence(), quiet.lastSeq,
+                quiet.lastEventSequence)));
+            final List<Envelope> sent = new ArrayList<>();
+            final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (!session.live && System.nanoTime() < deadline)
+            {
+                egress.doWork();
+                Thread.onSpinWait();
+            }
+            assertTrue(session.live, "live once the resend is done");
+            assertEquals(0, egress.resendsInProgress());
+            ByteBuf buf;
+            while ((buf = channel.readOutbound()) != null)
+            {
+                while (buf.isReadable())
+                {
+                    final int length = buf.readInt();
+                    sent.add(parse(ByteBufUtil.getBytes(buf, buf.readerIndex(), length)));
+                    buf.skipBytes(length);
+                }
+                buf.release();
+            }
+            assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, sent.get(0).getBodyCase());
+            final List<Envelope> resent = sent.subList(1, sent.size());
+            assertEquals(resend(quiet, 3), resent, "the account's events after 3, in order, once each, then ResendComplete");
+        }
+        finally
+        {
+            egress.onClose();
+        }
+    }
+
     private long reads;
     /** How many turns ({@code read} calls) the last {@link #resend} took. */
     private int readCalls;
