@@ -52,6 +52,7 @@ final class Queries
 
     Queries(final Directory directory, final MarketData marketData, final Map<Long, MachineTelemetry> telemetry)
     {
+        PortfolioView.load();
         this.directory = directory;
         this.marketData = marketData;
         this.telemetry = telemetry;
