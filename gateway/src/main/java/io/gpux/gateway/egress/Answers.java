@@ -133,12 +133,10 @@ final class Answers
         {
             timer.start();
         }
-        final byte[] frame = p.encode();
         final ByteBuf out = sessions.outgoing(a.session());
         if (out != null)
         {
-            out.ensureWritable(4 + frame.length);
-            out.writeInt(frame.length).writeBytes(frame);
+            Frames.write(p.encode(), out);
         }
         if (timer != null)
         {

@@ -153,6 +153,13 @@ public final class Frames
         return Math.min(Math.max(at, sent), buf.writerIndex());
     }
 
+    /** Frames an Envelope already serialized (its length prefix, then its bytes). */
+    public static void write(final byte[] envelope, final ByteBuf buf)
+    {
+        buf.ensureWritable(4 + envelope.length);
+        buf.writeInt(envelope.length).writeBytes(envelope);
+    }
+
     public static void write(final MessageLite message, final ByteBuf buf)
     {
         final int size = message.getSerializedSize();

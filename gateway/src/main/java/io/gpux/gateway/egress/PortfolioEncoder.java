@@ -1,6 +1,8 @@
 package io.gpux.gateway.egress;
 
 import io.gpux.proto.v1.Envelope;
+import io.gpux.proto.v1.Reason;
+import io.gpux.proto.v1.Response;
 import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 
 import java.util.function.Consumer;
@@ -15,16 +17,14 @@ import java.util.function.Consumer;
  * order they would have left had the egress encoded the answer itself.
  *
  * <p>One encoder thread, started with the egress, parked while there is nothing to encode (an unpark per
- * answer handed over wakes it). Its queues are bounded ({@link #CAPACITY}): when the queue in is full, the egress
- * encodes the answer itself ({@link #offer} says so). The thread reads only the copy, the directory's names and the
+ * answer handed over wakes it). It takes {@link #CAPACITY} answers at most at once: past that the egress encodes
+ * the answer itself ({@link #offer} says so). The thread reads only the copy, the directory's names and the
  * machines' telemetry, which the egress's thread reads the same way.
  */
 final class PortfolioEncoder extends ParkedWorker
 {
-    /** Answers waiting to be encoded, or encoded and waiting for the egress, at most. */
+    /** Answers handed over and not yet given back (waiting, being encoded, or encoded), at most. */
     static final int CAPACITY = 1024;
-    /** The frame of an answer that could not be encoded: the egress sends nothing for it. */
-    static final byte[] EMPTY = new byte[0];
 
     /** One answer: the copy to encode and, once encoded, its frame's bytes (the Envelope, without its length). */
     static final class Pending
@@ -42,6 +42,13 @@ final class PortfolioEncoder extends ParkedWorker
         {
             return Envelope.newBuilder().setRequestId(answer.requestId())
                 .setPortfolio(answer.portfolio().encode().setLastSeq(answer.accountLastSeq())).build().toByteArray();
+        }
+
+        /** The answer to send when the portfolio could not be encoded: the request is refused with the reason. */
+        byte[] refusal(final Throwable why)
+        {
+            return Envelope.newBuilder().setRequestId(answer.requestId()).setResponse(Response.newBuilder()
+                .setReason(Reason.UNAVAILABLE).setMessage("the portfolio could not be encoded: " + why)).build().toByteArray();
         }
 
         /** The encoder's thread: the answer is encoded (published to the egress's thread by the queue it goes out on). */
@@ -63,6 +70,8 @@ final class PortfolioEncoder extends ParkedWorker
     private final Consumer<String> log;
     /** Times each encode on the encoder's thread for a benchmark's probe; null: not timed. */
     private volatile WorkProbe.Timer timer;
+    /** Answers handed over and not yet given back (the egress's thread only): at most {@link #CAPACITY}. */
+    private int inFlight;
 
     /**
      * @param wakeEgress run on the encoder's thread after each answer encoded: wakes the egress's thread to drain it.
@@ -83,10 +92,12 @@ final class PortfolioEncoder extends ParkedWorker
     boolean offer(final Pending p)
     {
         start();
-        if (!takesWork() || !in.offer(p))
+        if (!takesWork() || inFlight == CAPACITY)
         {
             return false;
         }
+        in.offer(p);
+        inFlight++;
         wake();
         return true;
     }
@@ -94,7 +105,9 @@ final class PortfolioEncoder extends ParkedWorker
     /** Egress thread: gives each answer encoded since the last call to {@code encoded}, in the order handed over. */
     int drain(final Consumer<Pending> encoded)
     {
-        return out.drain(encoded);
+        final int n = out.drain(encoded);
+        inFlight -= n;
+        return n;
     }
 
     @Override
@@ -102,7 +115,7 @@ final class PortfolioEncoder extends ParkedWorker
     {
         while (running())
         {
-            final Pending p = in.peek();
+            final Pending p = in.poll();
             if (p == null)
             {
                 park();
@@ -119,24 +132,16 @@ final class PortfolioEncoder extends ParkedWorker
             }
             catch (final RuntimeException | Error ex)
             {
-                // the copy is plain data: an answer that cannot be encoded is a bug, said once, and never sent
+                // the copy is plain data: an answer that cannot be encoded is a bug, said once, and refused
                 log.accept("portfolio encoder: answer to request " + p.answer.requestId() + " failed: " + ex);
-                p.encoded(EMPTY);
+                p.encoded(p.refusal(ex));
             }
             if (t != null)
             {
                 t.stop();
             }
-            // out has room for everything in: an answer leaves in only after its place in out is sure
-            while (!out.offer(p))
-            {
-                if (!running())
-                {
-                    return;
-                }
-                Thread.onSpinWait();
-            }
-            in.poll();
+            // never full: it holds no more than the answers in flight, CAPACITY at most
+            out.offer(p);
             wakeEgress.run();
         }
     }

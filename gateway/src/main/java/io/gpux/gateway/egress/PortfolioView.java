@@ -65,29 +65,23 @@ public final class PortfolioView
     private boolean[] machineOnline;
     private long[] machineReliabilityPpm;
 
-    /** The lease states a copy writes: loading this class loads theirs. */
-    private static final LeaseState[] LEASE_STATES = LeaseState.values();
-
     /**
-     * Loads and initializes this class and the classes a copy and its answer use, so that the core thread's first
-     * portfolio query loads none (loading them cost that query a millisecond or two of the core thread): called as
-     * the exchange starts.
+     * Loads and initializes the classes a copy and its answer use, so that the core thread's first portfolio query
+     * loads none (loading them cost that query a millisecond or two of the core thread): called as the exchange
+     * starts.
      */
     public static void load()
     {
         try
         {
             final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            lookup.ensureInitialized(LeaseState.class);
             lookup.ensureInitialized(Egress.PortfolioAnswer.class);
             lookup.ensureInitialized(PortfolioEncoder.Pending.class);
         }
         catch (final IllegalAccessException ex)
         {
             throw new IllegalStateException(ex);
-        }
-        if (LEASE_STATES.length == 0)
-        {
-            throw new IllegalStateException("no lease states");
         }
     }
 

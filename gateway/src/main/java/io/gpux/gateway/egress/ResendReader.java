@@ -8,8 +8,6 @@ import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -25,8 +23,7 @@ import java.util.function.Consumer;
  *
  * <p>It also closes the journal readers of ended resends ({@link #retire}): a reader's close can unmap journal files.
  * One thread, started with the egress, parked while no cursor waits (the egress unparks it as it hands
- * one over). Its queues hold more than the most resends the egress runs at once, so neither side ever waits for
- * room.
+ * one over). It takes a bounded number of cursors at once, so neither side ever waits for room in its queues.
  */
 final class ResendReader extends ParkedWorker
 {
@@ -42,11 +39,12 @@ final class ResendReader extends ParkedWorker
     /** Times each round on the reader's thread for a benchmark's probe; null: not timed. */
     private volatile WorkProbe.Timer timer;
     private long sliceEnd;
-    /** Cursors handed over and not yet given back (the egress's thread only). */
+    /** Cursors handed over and not yet given back (the egress's thread only): {@link #capacity} at most. */
     private int inFlight;
+    private final int capacity;
 
     /**
-     * @param capacity at least the most resends the egress runs at once.
+     * @param capacity the most cursors handed over at once (more wait with the egress for their turn).
      * @param wakeEgress run on the reader's thread after each round handed back: wakes the egress's thread.
      */
     ResendReader(final int capacity, final Directory directory, final Runnable wakeEgress, final Consumer<String> log)
@@ -58,9 +56,10 @@ final class ResendReader extends ParkedWorker
         final NanoClock clock)
     {
         super("gpux-resend-reader");
-        in = new OneToOneConcurrentArrayQueue<>(Math.max(2, capacity));
-        out = new OneToOneConcurrentArrayQueue<>(Math.max(2, capacity));
-        retired = new OneToOneConcurrentArrayQueue<>(Math.max(2, capacity));
+        this.capacity = capacity;
+        in = new OneToOneConcurrentArrayQueue<>(capacity);
+        out = new OneToOneConcurrentArrayQueue<>(capacity);
+        retired = new OneToOneConcurrentArrayQueue<>(capacity);
         this.frames = new EventFrames(directory);
         this.wakeEgress = wakeEgress;
         this.log = log;
@@ -74,13 +73,13 @@ final class ResendReader extends ParkedWorker
 
     /**
      * Egress thread: hands the cursor over for a round of reading up to the account's newest event, number
-     * {@code newestSeq} at engine sequence {@code newestEvent}; false if the reader is closed (the cursor stays the
-     * egress's).
+     * {@code newestSeq} at engine sequence {@code newestEvent}; false if the reader is closed or has its capacity in
+     * hand (the cursor stays the egress's, and waits for its turn).
      */
     boolean offer(final ResendCursor c, final long newestSeq, final long newestEvent)
     {
         start();
-        if (!takesWork())
+        if (!takesWork() || inFlight == capacity)
         {
             return false;
         }
@@ -88,11 +87,7 @@ final class ResendReader extends ParkedWorker
         c.targetEvent = newestEvent;
         c.busy = true;
         c.reader.handOver();
-        if (!in.offer(c))
-        {
-            c.busy = false;
-            return false;
-        }
+        in.offer(c);
         inFlight++;
         wake();
         return true;
@@ -145,15 +140,8 @@ final class ResendReader extends ParkedWorker
             }
             round(c);
             c.reader.handOver();
-            while (!out.offer(c))
-            {
-                // out holds every resend the egress runs: room comes as it drains
-                if (!running())
-                {
-                    return;
-                }
-                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
-            }
+            // never full: it holds no more than the cursors in flight, capacity at most
+            out.offer(c);
             wakeEgress.run();
         }
     }

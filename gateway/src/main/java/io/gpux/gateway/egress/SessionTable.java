@@ -13,7 +13,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
  * The egress's sessions: by id, by account and by subscribed market; and each one's output buffer of a
@@ -39,7 +38,6 @@ final class SessionTable
      * the buffer of what the session was sent since, in order.
      */
     private final Long2ObjectHashMap<ArrayDeque<Object>> held = new Long2ObjectHashMap<>();
-    private static final Function<PortfolioEncoder.Pending, byte[]> ENCODE_NOW = PortfolioEncoder.Pending::encode;
 
     SessionTable(final Resends resends, final Consumer<String> log)
     {
@@ -359,7 +357,7 @@ final class SessionTable
         {
             return 0;
         }
-        return writeHeld(s, behind, null);
+        return writeHeld(s, behind, false);
     }
 
     /**
@@ -371,40 +369,37 @@ final class SessionTable
         final ArrayDeque<Object> behind = held.get(s.id);
         if (behind != null)
         {
-            writeHeld(s, behind, ENCODE_NOW);
+            writeHeld(s, behind, true);
         }
     }
 
-    private int writeHeld(final Session s, final ArrayDeque<Object> behind,
-        final Function<PortfolioEncoder.Pending, byte[]> encodeNow)
+    /** Writes what the session holds, in order, up to the first answer not encoded (or, {@code encodeRest}, all of it). */
+    private int writeHeld(final Session s, final ArrayDeque<Object> behind, final boolean encodeRest)
     {
         int bytes = 0;
         while (!behind.isEmpty())
         {
             final Object first = behind.peekFirst();
+            final ByteBuf out;
             if (first instanceof PortfolioEncoder.Pending p)
             {
-                final byte[] frame = p.frame() != null ? p.frame() : encodeNow != null ? encodeNow.apply(p) : null;
+                final byte[] frame = p.frame() != null ? p.frame() : encodeRest ? p.encode() : null;
                 if (frame == null)
                 {
                     break;
                 }
                 behind.pollFirst();
-                if (frame.length > 0)
+                out = outgoingPastHolds(s);
+                if (out != null)
                 {
-                    final ByteBuf out = outgoingPastHolds(s);
-                    if (out != null)
-                    {
-                        out.ensureWritable(4 + frame.length);
-                        out.writeInt(frame.length).writeBytes(frame);
-                    }
-                    bytes += frame.length;
+                    Frames.write(frame, out);
                 }
+                bytes += frame.length;
             }
             else
             {
                 final ByteBuf buf = (ByteBuf)behind.pollFirst();
-                final ByteBuf out = outgoingPastHolds(s);
+                out = outgoingPastHolds(s);
                 if (out != null)
                 {
                     out.writeBytes(buf);
@@ -424,12 +419,17 @@ final class SessionTable
         final ArrayDeque<Object> behind = held.remove(sessionId);
         if (behind != null)
         {
-            for (final Object o : behind)
+            releaseBuffers(behind);
+        }
+    }
+
+    private static void releaseBuffers(final ArrayDeque<Object> behind)
+    {
+        for (final Object o : behind)
+        {
+            if (o instanceof ByteBuf buf)
             {
-                if (o instanceof ByteBuf buf)
-                {
-                    buf.release();
-                }
+                buf.release();
             }
         }
     }
@@ -444,13 +444,7 @@ final class SessionTable
         outgoing.clear();
         for (final ArrayDeque<Object> behind : held.values())
         {
-            for (final Object o : behind)
-            {
-                if (o instanceof ByteBuf buf)
-                {
-                    buf.release();
-                }
-            }
+            releaseBuffers(behind);
         }
         held.clear();
     }

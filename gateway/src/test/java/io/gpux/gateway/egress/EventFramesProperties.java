@@ -207,14 +207,7 @@ class EventFramesProperties
             frames.accountEvent(out, e, recipient, i + 1);
             expected.add(Envelope.newBuilder().setEvent(ProtoMapping.accountEvent(e, recipient, i + 1, directory)).build());
         }
-        final List<Envelope> read = new ArrayList<>();
-        while (out.isReadable())
-        {
-            final int length = out.readInt();
-            read.add(Envelope.parseFrom(ByteBufUtil.getBytes(out, out.readerIndex(), length)));
-            out.skipBytes(length);
-        }
-        assertEquals(expected, read);
+        assertEquals(expected, TestFrames.envelopes(out));
     }
 
     @Example

@@ -121,38 +121,17 @@ class HeldAnswersTest
     /** The frames written to the connection since the last call, named. */
     private List<String> written()
     {
-        channel.runPendingTasks();
         final List<String> names = new ArrayList<>();
-        ByteBuf buf;
-        while ((buf = channel.readOutbound()) != null)
+        for (final Envelope e : TestFrames.written(channel))
         {
-            while (buf.readableBytes() >= 4)
+            names.add(switch (e.getBodyCase())
             {
-                final byte[] frame = new byte[buf.readInt()];
-                buf.readBytes(frame);
-                final Envelope e = parse(frame);
-                names.add(switch (e.getBodyCase())
-                {
-                    case HEARTBEAT -> "marker " + e.getRequestId();
-                    case PORTFOLIO -> "portfolio " + e.getRequestId();
-                    case SESSION_ERROR -> "session error " + e.getSessionError().getCode();
-                    default -> e.getBodyCase().toString();
-                });
-            }
-            buf.release();
+                case HEARTBEAT -> "marker " + e.getRequestId();
+                case PORTFOLIO -> "portfolio " + e.getRequestId();
+                case SESSION_ERROR -> "session error " + e.getSessionError().getCode();
+                default -> e.getBodyCase().toString();
+            });
         }
         return names;
-    }
-
-    private static Envelope parse(final byte[] frame)
-    {
-        try
-        {
-            return Envelope.parseFrom(frame);
-        }
-        catch (final com.google.protobuf.InvalidProtocolBufferException ex)
-        {
-            throw new AssertionError(ex);
-        }
     }
 }

@@ -12,7 +12,6 @@ import io.gpux.gateway.directory.Directory;
 import io.gpux.gateway.session.Session;
 import io.gpux.proto.v1.Envelope;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
@@ -223,13 +222,7 @@ class JournalResendTest
                 c.chunk = null;
                 assertTrue(++rounds < 1_000);
             }
-            final List<Envelope> sent = new ArrayList<>();
-            while (all.isReadable())
-            {
-                final int length = all.readInt();
-                sent.add(parse(ByteBufUtil.getBytes(all, all.readerIndex(), length)));
-                all.skipBytes(length);
-            }
+            final List<Envelope> sent = TestFrames.envelopes(all);
             all.release();
             assertEquals(whole, sent, "every event once, in order, then ResendComplete");
             // each missing event is walked back to and then sent: a step each, four steps a round
@@ -251,7 +244,6 @@ class JournalResendTest
             final Session session = new Session(1, channel, quiet.id, "quiet", 0, false, 1);
             assertTrue(egress.offer(new Egress.Attach(session, 3, 1000, 1 << 20, engine.eventSequence(), quiet.lastSeq,
                 quiet.lastEventSequence)));
-            final List<Envelope> sent = new ArrayList<>();
             final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
             while (!session.live && System.nanoTime() < deadline)
             {
@@ -260,17 +252,7 @@ class JournalResendTest
             }
             assertTrue(session.live, "live once the resend is done");
             assertEquals(0, egress.resendsInProgress());
-            ByteBuf buf;
-            while ((buf = channel.readOutbound()) != null)
-            {
-                while (buf.isReadable())
-                {
-                    final int length = buf.readInt();
-                    sent.add(parse(ByteBufUtil.getBytes(buf, buf.readerIndex(), length)));
-                    buf.skipBytes(length);
-                }
-                buf.release();
-            }
+            final List<Envelope> sent = TestFrames.written(channel);
             assertEquals(Envelope.BodyCase.LOGIN_ACCEPTED, sent.get(0).getBodyCase());
             final List<Envelope> resent = sent.subList(1, sent.size());
             assertEquals(resend(quiet, 3), resent, "the account's events after 3, in order, once each, then ResendComplete");
@@ -309,27 +291,10 @@ class JournalResendTest
                 assertNull(c.failure);
                 assertTrue(++slices < 1_000_000);
             }
-            while (out.isReadable())
-            {
-                final int length = out.readInt();
-                sent.add(parse(ByteBufUtil.getBytes(out, out.readerIndex(), length)));
-                out.skipBytes(length);
-            }
+            sent.addAll(TestFrames.envelopes(out));
             out.release();
             reads = reader.documentsRead();
         }
         return sent;
-    }
-
-    private static Envelope parse(final byte[] bytes)
-    {
-        try
-        {
-            return Envelope.parseFrom(bytes);
-        }
-        catch (final com.google.protobuf.InvalidProtocolBufferException e)
-        {
-            throw new AssertionError(e);
-        }
     }
 }
