@@ -22,7 +22,8 @@ import java.util.Map;
  * (value of the work done - cost of the leased GPU-hours) / an upper bound on the surplus. The value of
  * the work done is each job's work (GPU-hours) times its value per GPU-hour; the cost is every started
  * lease's GPU-hours (whole, grace and dead time included) times its machine owner's cost. The bound is
- * {@link SurplusBound}'s linear program per market.
+ * {@link MarketBound}'s per market: the smaller of {@link SurplusBound}'s linear program and {@link DualBound}'s
+ * hour-slot dual.
  *
  * <h2>Prices</h2>
  * VWAP per GPU-hour: what renters paid per leased GPU-hour, each lease weighted by its GPUs times its
@@ -63,8 +64,11 @@ public final class Analysis
         public double workValue;
         /** Owners' cost of the leased GPU-hours (currency). */
         public double leasedCost;
-        /** The surplus bound (currency). */
+        /** The surplus bound (currency): the smaller of the two below. */
         public double surplusBound;
+        /** The linear program's bound and the hour-slot dual bound ({@link MarketBound}). */
+        public double programBound;
+        public double dualBound;
         public double peerPrice;
         public double onDemandPrice;
 
@@ -502,10 +506,10 @@ public final class Analysis
     private void efficiency(final Map<Long, MachineRecord> machines, final Map<Long, LeaseRecord> ownerLeases,
         final List<JobRecord> jobList)
     {
-        final Map<String, SurplusBound> bounds = new LinkedHashMap<>();
+        final Map<String, MarketBound> bounds = new LinkedHashMap<>();
         for (final String market : markets.keySet())
         {
-            bounds.put(market, SurplusBound.forWindow(openMs, closeMs));
+            bounds.put(market, new MarketBound(openMs, closeMs));
         }
         for (final JobRecord j : jobList)
         {
@@ -518,7 +522,7 @@ public final class Analysis
             if (j.outcome == JobRecord.Outcome.BATCH)
             {
                 // a market-maker's batch: as much work as its GPUs can do over the window
-                bounds.get(j.market).job(openMs, j.gpus * (closeMs - openMs) / 3_600_000.0, j.gpus, j.value);
+                bounds.get(j.market).job(openMs, closeMs, j.gpus * (closeMs - openMs) / 3_600_000.0, j.gpus, false, j.value);
             }
             else
             {
@@ -551,10 +555,15 @@ public final class Analysis
         final long solveStart = System.nanoTime();
         for (final MarketFigures f : markets.values())
         {
-            f.surplusBound = bounds.get(f.market).solve();
+            final MarketBound bound = bounds.get(f.market);
+            f.surplusBound = bound.solve();
+            f.programBound = bound.programValue();
+            f.dualBound = bound.dualValue();
             all.workValue += f.workValue;
             all.leasedCost += f.leasedCost;
             all.surplusBound += f.surplusBound;
+            all.programBound += f.programBound;
+            all.dualBound += f.dualBound;
         }
         boundSolveSeconds = (System.nanoTime() - solveStart) / 1e9;
     }

@@ -191,10 +191,12 @@ public final class Report
     }
 
     static final String EFFICIENCY_METHOD = "(value of the work done - owners' cost of the leased GPU-hours) / an upper bound: "
-        + "per market, a linear program over at most 24 time slots of whole hours (simplex method, the ojalgo library) with "
-        + "each job's window (arrival to give-up time plus its run, or its real end if served longer; rounded outward to "
-        + "slots), work, value and GPUs at once (jobs pooled by value tier and window end, values rounded up and costs "
-        + "down by at most 5 %) against the online GPU-hours of the fleet at their owners' costs; see simulator/README.md";
+        + "per market, the smaller of two upper bounds on the surplus of any allocation that keeps each job to its window "
+        + "(arrival to give-up time plus its run, or its real end if served longer), work, value and GPUs at once (a gang "
+        + "job on machines with room for all its GPUs) on the online GPU-hours of the fleet at their owners' costs: a "
+        + "linear program over at most 24 time slots of whole hours (simplex method, the ojalgo library; jobs pooled by "
+        + "value tier and window end, values rounded up and costs down by at most 5 %), and the Lagrangian dual of the same "
+        + "program over hour slots with every job and machine on its own (subgradient steps); see simulator/README.md";
     static final String UTILIZATION_METHOD = "GPU-hours of leases that did work kept by a job / GPU-hours the whole fleet was "
         + "online; offeredUtilization: the same over GPU-hours online with an open ask (plus leased time outside one)";
 
@@ -207,6 +209,8 @@ public final class Report
         m.put("workValue", r(f.workValue, 2));
         m.put("leasedCost", r(f.leasedCost, 2));
         m.put("surplusBound", r(f.surplusBound, 2));
+        m.put("programBound", r(f.programBound, 2));
+        m.put("dualBound", r(f.dualBound, 2));
         m.put("utilization", r(f.utilization(), 4));
         m.put("offeredUtilization", r(f.offeredUtilization(), 4));
         m.put("usefulGpuHours", r(f.usefulGpuHours, 2));
@@ -467,8 +471,8 @@ public final class Report
         s.append(String.format(Locale.ROOT, "%-15s %5d %11s %8d %8d %9s %9s %9s %9s %10s%n%n", "all markets", a.all.gpus,
             pct(a.all.utilization()), a.all.fills, a.all.gpusTraded, money(a.all.vwap), "", "", "", pct(a.all.efficiency())));
         line(s, "market efficiency", String.format(Locale.ROOT, "%s (work worth $%,.0f - leased GPU-hours costing $%,.0f = "
-            + "$%,.0f, of an upper bound $%,.0f)", pct(a.all.efficiency()), a.all.workValue, a.all.leasedCost,
-            a.all.realizedSurplus(), a.all.surplusBound));
+            + "$%,.0f, of an upper bound $%,.0f: linear program $%,.0f, hourly dual $%,.0f)", pct(a.all.efficiency()),
+            a.all.workValue, a.all.leasedCost, a.all.realizedSurplus(), a.all.surplusBound, a.all.programBound, a.all.dualBound));
         line(s, "GPU utilization", String.format(Locale.ROOT, "%s of the online fleet (%,.0f GPU-hours did work of %,.0f online); "
             + "%s of the offered (%,.0f); %,.0f leased", pct(a.all.utilization()), a.all.usefulGpuHours, a.all.onlineGpuHours,
             pct(a.all.offeredUtilization()), a.all.offeredGpuHours, a.all.leasedGpuHours));

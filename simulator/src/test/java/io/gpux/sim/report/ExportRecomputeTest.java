@@ -90,7 +90,7 @@ class ExportRecomputeTest
         final long grace = ((Number)run.get("graceMs")).longValue();
 
         final Map<Long, CSVRecord> machines = new HashMap<>();
-        final Map<String, SurplusBound> bounds = new HashMap<>();
+        final Map<String, MarketBound> bounds = new HashMap<>();
         double online = 0;
         double offered = 0;
         for (final CSVRecord m : read(dir.resolve("machines.csv")))
@@ -103,7 +103,7 @@ class ExportRecomputeTest
             for (final long[] i : on)
             {
                 offered += gpus * overlap(listed, Math.max(i[0], open), Math.min(i[1], close)) / HOUR;
-                bounds.computeIfAbsent(m.get("market"), k -> SurplusBound.forWindow(open, close))
+                bounds.computeIfAbsent(m.get("market"), k -> new MarketBound(open, close))
                     .online(i[0], Math.min(i[1], close), gpus, Double.parseDouble(m.get("cost")));
             }
         }
@@ -113,10 +113,10 @@ class ExportRecomputeTest
             final double value = Double.parseDouble(j.get("value"));
             final int gpus = Integer.parseInt(j.get("gpus"));
             workValue += value * Long.parseLong(j.get("doneGpuMs")) / HOUR;
-            final SurplusBound b = bounds.computeIfAbsent(j.get("market"), k -> SurplusBound.forWindow(open, close));
+            final MarketBound b = bounds.computeIfAbsent(j.get("market"), k -> new MarketBound(open, close));
             if ("BATCH".equals(j.get("outcome")))
             {
-                b.job(open, gpus * (close - open) / HOUR, gpus, value);
+                b.job(open, close, gpus * (close - open) / HOUR, gpus, false, value);
             }
             else
             {
@@ -184,15 +184,21 @@ class ExportRecomputeTest
             }
         }
         double bound = 0;
-        for (final SurplusBound b : bounds.values())
+        double programBound = 0;
+        double dualBound = 0;
+        for (final MarketBound b : bounds.values())
         {
             bound += b.solve();
+            programBound += b.programValue();
+            dualBound += b.dualValue();
         }
 
         assertTrue(leased > 0 && useful > 0 && dead > 0, "a market with leases, work and a machine failure under a lease");
         assertEquals(number(overall, "workValue"), workValue, 0.01);
         assertEquals(number(overall, "leasedCost"), leasedCost, 0.01);
         assertEquals(number(overall, "surplusBound"), bound, 0.01);
+        assertEquals(number(overall, "programBound"), programBound, 0.01);
+        assertEquals(number(overall, "dualBound"), dualBound, 0.01);
         assertEquals(number(overall, "efficiency"), (workValue - leasedCost) / bound, 1e-4);
         assertEquals(number(overall, "usefulGpuHours"), useful, 0.01);
         assertEquals(number(overall, "onlineGpuHours"), online, 0.01);
