@@ -16,9 +16,14 @@ package io.gpux.client.agent;
  */
 public record ClearingPricing(long floor, long ceiling, int stepDownBps, int stepUpBps)
 {
-    /** Default steps: 10 % down each interval while idle, 5 % up while fully leased. */
-    public static final int DEFAULT_STEP_DOWN_BPS = 1_000;
-    public static final int DEFAULT_STEP_UP_BPS = 500;
+    /**
+     * Default steps: 20 % down each interval while idle, 1 % up while fully leased. Down fast, because an idle
+     * GPU earns nothing and a bid the best one on the book could not take (a gang too big for the machine, a
+     * region) may be waiting below it; up slowly, because a leased GPU's ask matters only once a GPU comes
+     * free, and an ask that climbed while the machine was full then keeps it idle while it comes down.
+     */
+    public static final int DEFAULT_STEP_DOWN_BPS = 2_000;
+    public static final int DEFAULT_STEP_UP_BPS = 100;
     private static final long BPS = 10_000;
 
     /**

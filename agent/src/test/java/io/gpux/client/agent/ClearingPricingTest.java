@@ -18,23 +18,24 @@ class ClearingPricingTest
     @Test
     void anIdleAskStepsDownWhenNoBidIsWorthMeeting()
     {
-        assertEquals(27_000, pricing.next(30_000, 2, 0, 100), "10 % down without a bid");
-        assertEquals(27_000, pricing.next(30_000, 2, 15_000, 100), "a bid below the floor is not met");
-        assertEquals(27_000, pricing.next(30_000, 2, 31_000, 100), "a bid above the ask it could not take");
+        assertEquals(24_000, pricing.next(30_000, 2, 0, 100), "20 % down without a bid");
+        assertEquals(24_000, pricing.next(30_000, 2, 15_000, 100), "a bid below the floor is not met");
+        assertEquals(24_000, pricing.next(30_000, 2, 31_000, 100), "a bid above the ask it could not take");
     }
 
     @Test
     void neverBelowTheFloorNorAboveTheCeiling()
     {
         assertEquals(20_000, pricing.next(21_000, 4, 0, 100));
+        assertEquals(20_000, pricing.next(24_000, 4, 0, 100), "20 % down stops at the floor");
         assertEquals(20_000, pricing.next(20_000, 4, 0, 100));
-        assertEquals(40_000, pricing.next(39_000, 0, 0, 100));
+        assertEquals(40_000, pricing.next(39_800, 0, 0, 100));
     }
 
     @Test
     void aFullyLeasedAskStepsUp()
     {
-        assertEquals(31_500, pricing.next(30_000, 0, 0, 100));
+        assertEquals(30_300, pricing.next(30_000, 0, 0, 100), "1 % up while fully leased");
     }
 
     @Test

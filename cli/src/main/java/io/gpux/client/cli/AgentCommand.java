@@ -61,7 +61,7 @@ public final class AgentCommand extends ClientCommand
 
     @Option(names = "--clear-every", paramLabel = "DURATION", converter = Converters.DurationMs.class,
         description = "every DURATION, clear idle GPUs from the book: an ask with idle GPUs meets the best bid at or "
-            + "above the reserve, or else comes down 10 %; a fully leased ask goes up 5 %, at most to --price "
+            + "above the reserve, or else comes down 20 %; a fully leased ask goes up 1 %, at most to --price "
             + "(excludes --undercut)")
     Long clearEveryMs;
 

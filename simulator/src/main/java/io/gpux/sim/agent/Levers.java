@@ -15,7 +15,7 @@ package io.gpux.sim.agent;
 public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch)
 {
     /** How often clearing owners re-price. */
-    public static final long CLEARING_EVERY_MS = 30 * AgentParameters.MINUTE;
+    public static final long CLEARING_EVERY_MS = 5 * AgentParameters.MINUTE;
     /** None of the levers: renters re-bid and may preempt at once, owners review their markup, no night batch. */
     public static final Levers NONE = new Levers(0, false, 0);
 
