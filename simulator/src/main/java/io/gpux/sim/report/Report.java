@@ -390,8 +390,8 @@ public final class Report
         new String[] {"GPU utilization", "GPU-hours of leases that did work a job kept, over the GPU-hours the whole fleet "
             + "was online; the offered figure divides by the GPU-hours online with an open ask instead."},
         new String[] {"Market efficiency", "The surplus the market realized (the value of the work done minus the owners' "
-            + "cost of every leased GPU-hour) over an upper bound on the surplus any allocation could have realized (a linear "
-            + "program over hour slots with each job's arrival, work, value and gang size)."},
+            + "cost of every leased GPU-hour) over an upper bound on the surplus any allocation could have realized (linear "
+            + "programs over time slots with each job's window, work, value and gang size)."},
         new String[] {"Book depth", "The GPUs offered (asks) or wanted (bids) on the best 20 price levels of a market's book."},
         new String[] {"Preemption notice", "Warning that a lease will end after the grace period: a higher bid took its GPUs "
             + "(outbid), the owner took the machine back (owner reclaim), or the renter ran out of money (insufficient funds)."},
