@@ -29,6 +29,8 @@ public final class DualBound
     public static final long HOUR_MS = 3_600_000L;
     /** Subgradient steps {@link #solve()} takes. */
     public static final int STEPS = 2000;
+    /** Steps without a new smallest sum after which the target's gap to it is halved. */
+    private static final int PATIENCE = 30;
 
     /** One job: its window, work, GPUs at once, whether they must share a machine, and its value per GPU-hour. */
     private record Job(long fromMs, long untilMs, double workGpuHours, int gpus, boolean gang, double value)
@@ -41,20 +43,12 @@ public final class DualBound
     /** Machines by (GPUs, cost): GPU-hours online per hour. */
     private final TreeMap<Integer, TreeMap<Double, double[]>> machines = new TreeMap<>();
     private final List<Job> jobs = new ArrayList<>();
-    private int steps = STEPS;
 
     public DualBound(final long openMs, final long closeMs)
     {
         this.openMs = openMs;
         this.closeMs = closeMs;
         this.hours = (int)Math.max(1, (closeMs - openMs + HOUR_MS - 1) / HOUR_MS);
-    }
-
-    /** How many subgradient steps {@link #solve()} takes (more: tighter, slower). */
-    public DualBound steps(final int steps)
-    {
-        this.steps = steps;
-        return this;
     }
 
     /** {@code gpus} GPUs of a machine of that many GPUs, costing {@code cost} per GPU-hour, online over [fromMs, toMs). */
@@ -155,7 +149,7 @@ public final class DualBound
         double best = Double.MAX_VALUE;
         double gap = 0.05;
         int sinceBest = 0;
-        for (int step = 0; step < steps; step++)
+        for (int step = 0; step < STEPS; step++)
         {
             for (final double[] row : gradient)
             {
@@ -193,7 +187,7 @@ public final class DualBound
                 best = dual;
                 sinceBest = 0;
             }
-            else if (++sinceBest >= 30)
+            else if (++sinceBest >= PATIENCE)
             {
                 gap /= 2;
                 sinceBest = 0;
