@@ -3,9 +3,9 @@ package io.gpux.client;
 import java.util.Arrays;
 
 /**
- * The leases a {@link SpotRequest} tracks: id, GPUs and state (waiting to start, running, under a
- * preemption notice), in parallel primitive arrays that grow by doubling. Used on the client's event
- * thread only, like its request.
+ * The leases a {@link SpotRequest} tracks: id, GPUs, state (waiting to start, running, under a
+ * preemption notice), price once started and the lease a move onto it replaces, in parallel primitive
+ * arrays that grow by doubling. Used on the client's event thread only, like its request.
  */
 final class SpotLeases
 {
@@ -16,6 +16,10 @@ final class SpotLeases
     private long[] ids = new long[4];
     private int[] gpus = new int[4];
     private byte[] states = new byte[4];
+    /** Price per GPU-hour once started (0 before). */
+    private long[] prices = new long[4];
+    /** The lease a move onto this one replaces, or 0. */
+    private long[] replaces = new long[4];
     private int count;
 
     int count()
@@ -36,6 +40,31 @@ final class SpotLeases
     void state(final int index, final byte state)
     {
         states[index] = state;
+    }
+
+    int gpus(final int index)
+    {
+        return gpus[index];
+    }
+
+    long price(final int index)
+    {
+        return prices[index];
+    }
+
+    void price(final int index, final long price)
+    {
+        prices[index] = price;
+    }
+
+    long replaces(final int index)
+    {
+        return replaces[index];
+    }
+
+    void replaces(final int index, final long leaseId)
+    {
+        replaces[index] = leaseId;
     }
 
     void addGpus(final int index, final int more)
@@ -86,10 +115,14 @@ final class SpotLeases
             ids = Arrays.copyOf(ids, count * 2);
             gpus = Arrays.copyOf(gpus, count * 2);
             states = Arrays.copyOf(states, count * 2);
+            prices = Arrays.copyOf(prices, count * 2);
+            replaces = Arrays.copyOf(replaces, count * 2);
         }
         ids[count] = leaseId;
         gpus[count] = leaseGpus;
         states[count] = WAITING;
+        prices[count] = 0;
+        replaces[count] = 0;
         count++;
     }
 
@@ -100,5 +133,7 @@ final class SpotLeases
         ids[index] = ids[last];
         gpus[index] = gpus[last];
         states[index] = states[last];
+        prices[index] = prices[last];
+        replaces[index] = replaces[last];
     }
 }

@@ -10,6 +10,7 @@ import io.gpux.proto.v1.NoticeReason;
 import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
+import io.gpux.proto.v1.TimeInForce;
 import java.util.Arrays;
 
 /**
@@ -41,6 +42,14 @@ import java.util.Arrays;
  * the calm period is over and GPUs are still missing, it cancels those bids and bids again as usual,
  * preemption included. A calm period of 0 re-bids as usual at once.
  *
+ * <p>Moving to cheaper GPUs (off by default, {@link #moveWhenCheaper}): every so often, for each running
+ * lease without a notice, it sends one {@code IOC}, {@code no_preempt}, gang bid for that lease's GPUs at
+ * its price less a saving. Such a bid takes only free GPUs on one machine, now, or is cancelled; it never
+ * preempts anyone and never rests in the book. When it fills, the new lease starts at once, the
+ * listener's {@code onLeaseMoved} tells the job to checkpoint and carry on there, and the old lease is
+ * released. The owner of the cheaper machine is paid its own ask; the renter pays less for the same GPUs;
+ * and the dearer machine is free for a bid that values it more.
+ *
  * <p>{@link #close(boolean)} cancels its open bids and, if asked, releases its leases (also those that
  * a bid fills before its cancel lands), then stops listening.
  *
@@ -63,6 +72,15 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         }
 
         default void onLeaseEnded(final long leaseId, final EndReason reason)
+        {
+        }
+
+        /**
+         * The job moves from lease {@code fromLeaseId} onto {@code toLeaseId}, which has started (its
+         * {@code onLeaseStarted} came first) on cheaper GPUs: checkpoint and carry on there; the old lease
+         * is being released and its {@code onLeaseEnded} follows.
+         */
+        default void onLeaseMoved(final long fromLeaseId, final long toLeaseId)
         {
         }
 
@@ -104,6 +122,12 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     public static final long DEFAULT_CALM_AFTER_NOTICE_MS = 30 * 60_000L;
 
     private final Runnable calmEndTask = this::onCalmEnd;
+    private final Runnable moveTask = this::onMoveTimer;
+    /** How often it looks for cheaper GPUs for its running leases; 0: never. */
+    private long moveEveryMs;
+    /** How much cheaper (basis points of the lease's price) a move's GPUs must be. */
+    private int moveSavingBps;
+    private int moves;
     private long retryDelayMs = 1000;
     private long calmAfterNoticeMs = DEFAULT_CALM_AFTER_NOTICE_MS;
     /** Calm periods begun by notices and not yet over: while above 0, new bids do not preempt. */
@@ -118,6 +142,8 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     private long[] bidRequestIds = new long[4];
     private int[] bidOpenGpus = new int[4];
     private boolean[] bidNoPreempt = new boolean[4];
+    /** For a move's bid, the lease it would replace; 0 for a bid for missing GPUs. */
+    private long[] bidMovesLease = new long[4];
     /** Whether each bid replaces GPUs that a notice takes away. */
     private boolean[] bidOnNotice = new boolean[4];
     private boolean reconcilingNotice;
@@ -168,6 +194,10 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             started = true;
             reconcile();
+            if (moveEveryMs > 0)
+            {
+                sender.schedule(moveEveryMs, moveTask);
+            }
         });
     }
 
@@ -196,6 +226,29 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         }
         this.calmAfterNoticeMs = calmAfterNoticeMs;
         return this;
+    }
+
+    /**
+     * Every {@code everyMs}, for each running lease without a notice, looks for the same GPUs on one
+     * machine at least {@code savingBps} basis points below the lease's price (an {@code IOC},
+     * {@code no_preempt} gang bid at that price), and moves there if it finds them. {@code everyMs} 0
+     * (the default) never moves. Set before {@link #start()}.
+     */
+    public SpotRequest moveWhenCheaper(final long everyMs, final int savingBps)
+    {
+        if (everyMs < 0 || savingBps < 1 || savingBps >= 10_000)
+        {
+            throw new IllegalArgumentException("everyMs must not be negative and savingBps must be 1 to 9999");
+        }
+        this.moveEveryMs = everyMs;
+        this.moveSavingBps = savingBps;
+        return this;
+    }
+
+    /** Moves made onto cheaper GPUs. */
+    public int moves()
+    {
+        return moves;
     }
 
     /** Whether its new bids now do not preempt (a notice's calm period is running). */
@@ -250,13 +303,13 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         return leases.activeGpus();
     }
 
-    /** GPUs its open bids still ask for. */
+    /** GPUs its open bids for missing GPUs still ask for (a move's bid is not counted). */
     public int biddingGpus()
     {
         int sum = 0;
         for (int i = 0; i < bidCount; i++)
         {
-            sum += bidOpenGpus[i];
+            sum += bidMovesLease[i] == 0 ? bidOpenGpus[i] : 0;
         }
         return sum;
     }
@@ -310,7 +363,14 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             return;
         }
         final long orderId = bidOrderIds[index];
+        final boolean move = bidMovesLease[index] != 0;
         removeBid(index);
+        if (move)
+        {
+            // a move not made: the lease runs on where it is; the next look tries again
+            maybeDetach();
+            return;
+        }
         if (reason == Reason.BUSY || reason == Reason.RATE_LIMITED || reason == Reason.UNAVAILABLE)
         {
             scheduleRetry();
@@ -335,6 +395,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             preemptingFills++;
             cascadingFills += bidOnNotice[bid] ? 1 : 0;
         }
+        final long movesLease = bidMovesLease[bid];
         bidOpenGpus[bid] -= fill.getGpus();
         if (bidOpenGpus[bid] <= 0)
         {
@@ -348,6 +409,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         else
         {
             leases.add(fill.getLeaseId(), fill.getGpus());
+            leases.replaces(leases.count() - 1, movesLease);
             if (closed && releaseOnClose)
             {
                 sender.release(fill.getLeaseId());
@@ -368,7 +430,46 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             leases.state(lease, SpotLeases.ACTIVE);
         }
+        leases.price(lease, started.getPrice());
+        final long replaces = leases.replaces(lease);
         listener.onLeaseStarted(started.getLeaseId(), started.getMachineId(), started.getGpus(), started.getPrice());
+        if (replaces != 0)
+        {
+            leases.replaces(leases.find(started.getLeaseId()), 0);
+            finishMove(replaces, started.getLeaseId());
+        }
+    }
+
+    /** A move's lease has started: leave the old lease, or, if that one is gone already, keep only what is needed. */
+    private void finishMove(final long fromLeaseId, final long toLeaseId)
+    {
+        if (closed)
+        {
+            return;
+        }
+        if (leases.find(fromLeaseId) >= 0)
+        {
+            moves++;
+            listener.onLeaseMoved(fromLeaseId, toLeaseId);
+            sender.release(fromLeaseId);
+        }
+        else if (leasedGpus() > gpus)
+        {
+            // the old lease ended meanwhile and other leases cover its GPUs: the move's lease is one too many
+            sender.release(toLeaseId);
+        }
+        else if (leasedGpus() + biddingGpus() > gpus)
+        {
+            // the old lease ended meanwhile and the move's lease took over its GPUs: the bids placed for them give way
+            // (their cancels bid again for whatever is still missing)
+            for (int i = 0; i < bidCount; i++)
+            {
+                if (bidMovesLease[i] == 0)
+                {
+                    sender.cancel(bidOrderIds[i]);
+                }
+            }
+        }
     }
 
     @Override
@@ -431,9 +532,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             return;
         }
-        final long orderId = sender.nextOrderId();
-        final PlaceBid bid = PlaceBid.newBuilder()
-            .setOrderId(orderId)
+        placeBid(PlaceBid.newBuilder()
             .setMarket(market)
             .setGpus(missing)
             .setPrice(maxPrice)
@@ -441,9 +540,15 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             .setRegion(constraints.region())
             .setMinReliabilityPpm(constraints.minReliabilityPpm())
             .setMaxDurationMs(constraints.maxDurationMs())
-            .setNoPreempt(calmPeriods > 0)
-            .build();
-        addBid(orderId, missing, calmPeriods > 0);
+            .setNoPreempt(calmPeriods > 0), missing, 0);
+    }
+
+    /** Sends a bid ({@code builder} without its order id) and tracks it; {@code movesLease}: see {@link #bidMovesLease}. */
+    private void placeBid(final PlaceBid.Builder builder, final int open, final long movesLease)
+    {
+        final long orderId = sender.nextOrderId();
+        final PlaceBid bid = builder.setOrderId(orderId).build();
+        addBid(orderId, open, bid.getNoPreempt(), movesLease);
         final long requestId;
         try
         {
@@ -457,7 +562,10 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             {
                 removeBid(index);
             }
-            scheduleRetry();
+            if (movesLease == 0)
+            {
+                scheduleRetry();
+            }
             return;
         }
         final int index = findBid(orderId);
@@ -465,6 +573,46 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             bidRequestIds[index] = requestId;
         }
+    }
+
+    /** Looks for cheaper GPUs for each running lease without a notice and without a move's bid out. */
+    private void onMoveTimer()
+    {
+        if (closed)
+        {
+            return;
+        }
+        final int count = leases.count();
+        for (int i = 0; i < count; i++)
+        {
+            final long price = leases.price(i) * (10_000 - moveSavingBps) / 10_000;
+            if (leases.state(i) == SpotLeases.ACTIVE && price >= 1 && !moveOut(leases.id(i)))
+            {
+                placeBid(PlaceBid.newBuilder()
+                    .setMarket(market)
+                    .setGpus(leases.gpus(i))
+                    .setPrice(price)
+                    .setTif(TimeInForce.IOC)
+                    .setGang(true)
+                    .setRegion(constraints.region())
+                    .setMinReliabilityPpm(constraints.minReliabilityPpm())
+                    .setMaxDurationMs(constraints.maxDurationMs())
+                    .setNoPreempt(true), leases.gpus(i), leases.id(i));
+            }
+        }
+        sender.schedule(moveEveryMs, moveTask);
+    }
+
+    private boolean moveOut(final long leaseId)
+    {
+        for (int i = 0; i < bidCount; i++)
+        {
+            if (bidMovesLease[i] == leaseId)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void scheduleRetry()
@@ -545,7 +693,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         return -1;
     }
 
-    private void addBid(final long orderId, final int open, final boolean noPreempt)
+    private void addBid(final long orderId, final int open, final boolean noPreempt, final long movesLease)
     {
         if (bidCount == bidOrderIds.length)
         {
@@ -554,12 +702,15 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             bidOpenGpus = Arrays.copyOf(bidOpenGpus, bidCount * 2);
             bidNoPreempt = Arrays.copyOf(bidNoPreempt, bidCount * 2);
             bidOnNotice = Arrays.copyOf(bidOnNotice, bidCount * 2);
+            bidMovesLease = Arrays.copyOf(bidMovesLease, bidCount * 2);
         }
         bidOrderIds[bidCount] = orderId;
         bidRequestIds[bidCount] = 0;
         bidOpenGpus[bidCount] = open;
-        bidNoPreempt[bidCount] = noPreempt;
-        bidOnNotice[bidCount] = reconcilingNotice;
+        // a move's bid is no calm bid: the calm period's end leaves it alone
+        bidNoPreempt[bidCount] = noPreempt && movesLease == 0;
+        bidOnNotice[bidCount] = reconcilingNotice && movesLease == 0;
+        bidMovesLease[bidCount] = movesLease;
         bidCount++;
     }
 
@@ -571,5 +722,6 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         bidOpenGpus[index] = bidOpenGpus[last];
         bidNoPreempt[index] = bidNoPreempt[last];
         bidOnNotice[index] = bidOnNotice[last];
+        bidMovesLease[index] = bidMovesLease[last];
     }
 }

@@ -2,6 +2,7 @@ package io.gpux.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpux.proto.v1.AccountEvent;
@@ -16,6 +17,7 @@ import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.PreemptNotice;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
+import io.gpux.proto.v1.TimeInForce;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -114,6 +116,12 @@ class SpotRequestTest
         }
 
         @Override
+        public void onLeaseMoved(final long fromLeaseId, final long toLeaseId)
+        {
+            heard.add("moved L" + fromLeaseId + " to L" + toLeaseId);
+        }
+
+        @Override
         public void onBidFailed(final long orderId, final Reason reason)
         {
             heard.add("failed " + orderId + " " + reason);
@@ -142,8 +150,32 @@ class SpotRequestTest
 
     private void started(final long leaseId, final int gpus)
     {
+        started(leaseId, gpus, PRICE);
+    }
+
+    private void started(final long leaseId, final int gpus, final long price)
+    {
         event(AccountEvent.newBuilder().setLeaseStarted(LeaseStarted.newBuilder().setLeaseId(leaseId).setMarket(MARKET)
-            .setMachineId(7).setGpus(gpus).setPrice(PRICE).setRenter(true)));
+            .setMachineId(7).setGpus(gpus).setPrice(price).setRenter(true)));
+    }
+
+    /** A request for 8 GPUs that looks for 20 % cheaper GPUs every 30 minutes, started, its first bid filled into lease 1. */
+    private void movingRequestOnLease1()
+    {
+        sender.bids.clear();
+        sender.scheduled.clear();
+        sender.nextOrderId = 1000;
+        request = new SpotRequest(sender, MARKET, 8, PRICE, new SpotRequest.Constraints(false, "eu-west", 900_000, 0), listener)
+            .moveWhenCheaper(30 * 60_000L, 2000);
+        request.start();
+        assertEquals(1, sender.scheduled.size(), "the first look is scheduled");
+        fill(1000, 1, 8, 0);
+        started(1, 8);
+    }
+
+    private void look()
+    {
+        sender.scheduled.remove(0).run();
     }
 
     private void notice(final long leaseId, final long effectiveMs)
@@ -166,6 +198,117 @@ class SpotRequestTest
     private void respond(final long requestId, final Reason reason)
     {
         request.onResponse(requestId, Response.newBuilder().setReason(reason).build());
+    }
+
+    @Test
+    void movesOntoCheaperGpusWithAnIocBidThatNeverPreemptsAndReleasesTheOldLease()
+    {
+        movingRequestOnLease1();
+        look();
+        assertEquals(1, sender.scheduled.size(), "the next look is scheduled");
+        final PlaceBid move = sender.lastBid();
+        assertEquals(2, sender.bids.size());
+        assertEquals(8, move.getGpus());
+        assertEquals(PRICE * 8 / 10, move.getPrice(), "20 % below the lease's price");
+        assertEquals(TimeInForce.IOC, move.getTif());
+        assertTrue(move.getNoPreempt(), "a move takes free GPUs only");
+        assertTrue(move.getGang(), "the lease's GPUs, on one machine");
+        assertEquals("eu-west", move.getRegion());
+        assertEquals(900_000, move.getMinReliabilityPpm());
+        assertEquals(0, request.biddingGpus(), "a move's bid is not a bid for missing GPUs");
+
+        look();
+        assertEquals(2, sender.bids.size(), "one move's bid per lease at a time");
+
+        fill(move.getOrderId(), 2, 8, 0);
+        started(2, 8, 18_000);
+        assertEquals(List.of("started L1 m7 x8", "started L2 m7 x8", "moved L1 to L2"), heard);
+        assertEquals(List.of(1L), sender.releases);
+        assertEquals(1, request.moves());
+        ended(1, EndReason.RELEASED);
+        assertEquals(2, sender.bids.size(), "nothing is missing");
+        assertEquals(8, request.leasedGpus());
+
+        look();
+        assertEquals(18_000 * 8 / 10, sender.lastBid().getPrice(), "the next move must beat the new lease's price");
+    }
+
+    @Test
+    void aMoveNotFoundLeavesTheLeaseWhereItIsAndIsTriedAgainAtTheNextLook()
+    {
+        movingRequestOnLease1();
+        look();
+        final long move = sender.lastBid().getOrderId();
+        cancelled(move, CancelReason.CANCEL_IOC, 8);
+        look();
+        respond(sender.lastBidRequestId(), Reason.INSUFFICIENT_FUNDS);
+        assertEquals(List.of("started L1 m7 x8"), heard, "a refused move is no failure of the request");
+        assertEquals(3, sender.bids.size(), "nothing is bid for: nothing is missing");
+        assertTrue(sender.releases.isEmpty());
+        assertEquals(0, request.bidCount());
+        look();
+        assertEquals(4, sender.bids.size(), "tried again");
+    }
+
+    @Test
+    void leasesUnderNoticeOrNotStartedAreNotMoved()
+    {
+        sender.bids.clear();
+        sender.scheduled.clear();
+        sender.nextOrderId = 1000;
+        request = new SpotRequest(sender, MARKET, 8, PRICE, SpotRequest.Constraints.NONE, listener).calmAfterNoticeMs(0)
+            .moveWhenCheaper(60_000, 500);
+        request.start();
+        fill(1000, 1, 4, 0);
+        fill(1000, 2, 4, 0);
+        started(2, 4);
+        notice(2, 30_030);
+        final int bids = sender.bids.size();
+        sender.scheduled.remove(0).run();
+        assertEquals(bids, sender.bids.size(), "lease 1 has not started and lease 2 is under notice");
+    }
+
+    @Test
+    void aMoveWhoseOldLeaseEndedMeanwhileTakesOverFromTheBidPlacedForIt()
+    {
+        movingRequestOnLease1();
+        look();
+        final long move = sender.lastBid().getOrderId();
+        ended(1, EndReason.MACHINE_OFFLINE);
+        final long replacement = sender.lastBid().getOrderId();
+        assertEquals(8, request.biddingGpus(), "the lost GPUs are bid for");
+        fill(move, 2, 8, 0);
+        started(2, 8, 18_000);
+        assertEquals(0, request.moves(), "no lease was left");
+        assertEquals(List.of(replacement), sender.cancels, "the move's lease covers what that bid was for");
+        assertTrue(sender.releases.isEmpty());
+        cancelled(replacement, CancelReason.USER, 8);
+        assertEquals(0, request.biddingGpus(), "nothing is missing");
+    }
+
+    @Test
+    void aMoveWhoseOldLeaseWasReplacedMeanwhileIsReleased()
+    {
+        movingRequestOnLease1();
+        look();
+        final long move = sender.lastBid().getOrderId();
+        ended(1, EndReason.MACHINE_OFFLINE);
+        fill(sender.lastBid().getOrderId(), 3, 8, 0);
+        started(3, 8);
+        fill(move, 2, 8, 0);
+        started(2, 8, 18_000);
+        assertEquals(List.of(2L), sender.releases, "one lease too many");
+        assertEquals(0, request.moves());
+    }
+
+    @Test
+    void movesAreOffByDefaultAndCheckedWhenSet()
+    {
+        assertTrue(sender.scheduled.isEmpty(), "no look for cheaper GPUs");
+        final SpotRequest r = new SpotRequest(sender, MARKET, 1, PRICE, SpotRequest.Constraints.NONE, listener);
+        assertThrows(IllegalArgumentException.class, () -> r.moveWhenCheaper(60_000, 0));
+        assertThrows(IllegalArgumentException.class, () -> r.moveWhenCheaper(60_000, 10_000));
+        assertThrows(IllegalArgumentException.class, () -> r.moveWhenCheaper(-1, 100));
     }
 
     @Test
