@@ -24,8 +24,10 @@ declare -A flags=(
   [night100]="--night-batch 1.0"
   [all]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0"
   [all2000]="--preempt-increment-bps 2000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0"
+  [move]="--move-when-cheaper 1000"
+  [allmove]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --move-when-cheaper 1000"
 )
-settings=${SETTINGS:-"base increment increment500 fragments calm clearing night night25 night100 all all2000"}
+settings=${SETTINGS:-"base increment increment500 fragments calm clearing night night25 night100 all all2000 move allmove"}
 ./gpux sim --help > /dev/null
 printf '| setting | seed | efficiency | utilization: whole fleet | offered | interrupted | notice check | preempting fills | cascades |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for setting in $settings; do

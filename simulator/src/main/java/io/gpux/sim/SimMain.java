@@ -61,12 +61,17 @@ public final class SimMain implements Callable<Integer>
     double calmAfterNoticeMinutes;
 
     @Option(names = "--clearing-owners", description = "owners price with the clearing strategy of gpux agent "
-        + "--clear-every (every 30 market minutes) instead of reviewing their markup every few hours")
+        + "--clear-every (every 5 market minutes) instead of reviewing their markup every few hours")
     boolean clearingOwners;
 
     @Option(names = "--night-batch", paramLabel = "SHARE", description = "cheap batch jobs at night, at this share of a "
         + "renter's mean job rate at their peak (3 a.m.), 0: none (default ${DEFAULT-VALUE})")
     double nightBatch;
+
+    @Option(names = "--move-when-cheaper", paramLabel = "BPS", description = "renters' jobs look every 30 market minutes "
+        + "for the same GPUs at least BPS basis points below a running lease's price, free on one machine, and move "
+        + "there, 0: never (default ${DEFAULT-VALUE})")
+    int moveSavingBps;
 
     @Option(names = "--out", description = "report directory (default ./target/sim-<seed>-<time>)")
     Path out;
@@ -86,14 +91,16 @@ public final class SimMain implements Callable<Integer>
             throw new CommandLine.ParameterException(new CommandLine(this), "--days and --hours must be positive, --agents at "
                 + "least 3, --open-hour 0 to 24, --markets sim or demo");
         }
-        if (preemptIncrementBps < 0 || preemptIncrementBps > 10_000 || calmAfterNoticeMinutes < 0 || nightBatch < 0)
+        if (preemptIncrementBps < 0 || preemptIncrementBps > 10_000 || calmAfterNoticeMinutes < 0 || nightBatch < 0
+            || moveSavingBps < 0 || moveSavingBps >= 10_000)
         {
             throw new CommandLine.ParameterException(new CommandLine(this), "--preempt-increment-bps must be 0 to 10000, "
-                + "--calm-after-notice and --night-batch not negative");
+                + "--calm-after-notice and --night-batch not negative, --move-when-cheaper 0 to 9999");
         }
         final MarketRules rules = (markets.equals("demo") ? MarketRules.DEMO : MarketRules.SIM)
             .withLevers(preemptIncrementBps, fragmentFirst);
-        final Levers levers = new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch);
+        final Levers levers = new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch,
+            moveSavingBps);
         final Path dir = out != null ? out : Path.of("target", "sim-" + seed + "-" + DemoRun.timestamp());
         System.err.printf("gpux sim: %d agents, %s of market from %s UTC, seed %d%n", agents, SimRun.marketSpan(days),
             SimRun.hourOfDay(openHour), seed);

@@ -193,16 +193,19 @@ public final class SimRun
     {
         long preempting = 0;
         long cascading = 0;
+        long moves = 0;
         for (final Renter r : p.renters)
         {
             preempting += r.preemptingFills();
             cascading += r.cascadingFills();
+            moves += r.moves();
         }
         return String.format(Locale.ROOT, "preemptIncrementBps %d, fragmentFirst %s, calm after notice %d min, clearing owners "
-                + "%s, night batch %.2f; %,d preempting fills by renters, %,d of them cascades (%.0f %%)",
+                + "%s, night batch %.2f, move when cheaper %d bps (%,d moves); %,d preempting fills by renters, %,d of them "
+                + "cascades (%.0f %%)",
             o.markets().preemptIncrementBps(), o.markets().fragmentFirst() ? "on" : "off",
             o.levers().calmAfterNoticeMs() / AgentParameters.MINUTE, o.levers().clearingOwners() ? "on" : "off",
-            o.levers().nightBatch(), preempting, cascading, preempting == 0 ? 0.0 : 100.0 * cascading / preempting);
+            o.levers().nightBatch(), o.levers().moveSavingBps(), moves, preempting, cascading, preempting == 0 ? 0.0 : 100.0 * cascading / preempting);
     }
 
     private static Map<String, Object> runSection(final Options o, final Population p)

@@ -73,6 +73,12 @@ final class Job
         }
 
         @Override
+        public void onLeaseMoved(final long fromLeaseId, final long toLeaseId)
+        {
+            Job.this.onLeaseMoved(request, fromLeaseId);
+        }
+
+        @Override
         public void onBidFailed(final long orderId, final Reason reason)
         {
             if (request == Job.this.request && !finished)
@@ -125,6 +131,10 @@ final class Job
         final BidListener listener = new BidListener();
         request = new SpotRequest(renter.access(), record.market, record.gpus, bidTicks, constraints, listener)
             .retryDelayMs(AgentParameters.MINUTE).calmAfterNoticeMs(renter.params.levers().calmAfterNoticeMs());
+        if (renter.params.levers().moveSavingBps() > 0)
+        {
+            request.moveWhenCheaper(Levers.MOVE_EVERY_MS, renter.params.levers().moveSavingBps());
+        }
         listener.request = request;
         renter.track(request);
         record.lastBidTicks = bidTicks;
@@ -250,6 +260,24 @@ final class Job
             renter.tagLease(leaseId, record).savedGpuMs += saved;
             r.checkpointBaseMs = now;
         }
+    }
+
+    /** A move: checkpoint on the old lease and leave it (nothing is lost); the work goes on on the new one. */
+    private void onLeaseMoved(final SpotRequest from, final long fromLeaseId)
+    {
+        final Running r = running.get(fromLeaseId);
+        if (from != request || r == null || finished)
+        {
+            return;
+        }
+        final long now = renter.now();
+        accrue(now);
+        if (fleet().brokenSince(r.machineId) < 0)
+        {
+            r.checkpointBaseMs = now;
+        }
+        stop(r, now);
+        scheduleCompletion();
     }
 
     private void onLeaseEnded(final SpotRequest from, final long leaseId, final EndReason reason)

@@ -2,7 +2,7 @@ package io.gpux.sim.agent;
 
 /**
  * The agents' side of the levers a run can switch ({@code ./gpux sim --calm-after-notice --clearing-owners
- * --night-batch}); the markets' side is in {@link io.gpux.sim.market.MarketRules}.
+ * --night-batch --move-when-cheaper}); the markets' side is in {@link io.gpux.sim.market.MarketRules}.
  *
  * @param calmAfterNoticeMs after a preemption notice, how long a renter's {@link io.gpux.client.SpotRequest}
  *                          bids without preempting (0: it preempts at once, as any bid).
@@ -11,19 +11,25 @@ package io.gpux.sim.agent;
  *                          markup every few hours.
  * @param nightBatch        cheap batch jobs at night: their mean arrival rate as a share of a renter's daytime
  *                          jobs (0: none).
+ * @param moveSavingBps     whether renters' jobs move to cheaper GPUs ({@link io.gpux.client.SpotRequest#moveWhenCheaper}):
+ *                          every {@link #MOVE_EVERY_MS}, onto GPUs at least this many basis points cheaper than
+ *                          a running lease's price (0: they never move).
  */
-public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch)
+public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch, int moveSavingBps)
 {
+    /** How often a job that moves looks for cheaper GPUs. */
+    public static final long MOVE_EVERY_MS = 30 * AgentParameters.MINUTE;
     /** How often clearing owners re-price. */
     public static final long CLEARING_EVERY_MS = 5 * AgentParameters.MINUTE;
     /** None of the levers: renters re-bid and may preempt at once, owners review their markup, no night batch. */
-    public static final Levers NONE = new Levers(0, false, 0);
+    public static final Levers NONE = new Levers(0, false, 0, 0);
 
     public Levers
     {
-        if (calmAfterNoticeMs < 0 || nightBatch < 0)
+        if (calmAfterNoticeMs < 0 || nightBatch < 0 || moveSavingBps < 0 || moveSavingBps >= 10_000)
         {
-            throw new IllegalArgumentException("the calm period and the night batch share must not be negative");
+            throw new IllegalArgumentException("the calm period and the night batch share must not be negative, the move's "
+                + "saving 0 to 9999 basis points");
         }
     }
 }

@@ -302,6 +302,17 @@ public final class Renter extends Agent
         return n;
     }
 
+    /** Moves of its jobs onto cheaper GPUs. */
+    public long moves()
+    {
+        long n = 0;
+        for (final SpotRequest r : requests)
+        {
+            n += r.moves();
+        }
+        return n;
+    }
+
     /** Of those, the fills of bids placed on one of its own leases' preemption notices (cascades). */
     public long cascadingFills()
     {
