@@ -69,6 +69,9 @@ public final class Analysis
         /** The linear program's bound and the hour-slot dual bound ({@link MarketBound}). */
         public double programBound;
         public double dualBound;
+        /** References, not bounds: what planners without foresight get ({@link OnlinePlanner}), currency. */
+        public double plannerReplanning;
+        public double plannerKeeping;
         public double peerPrice;
         public double onDemandPrice;
 
@@ -507,9 +510,11 @@ public final class Analysis
         final List<JobRecord> jobList)
     {
         final Map<String, MarketBound> bounds = new LinkedHashMap<>();
+        final Map<String, OnlinePlanner> planners = new LinkedHashMap<>();
         for (final String market : markets.keySet())
         {
             bounds.put(market, new MarketBound(openMs, closeMs));
+            planners.put(market, new OnlinePlanner(openMs, closeMs));
         }
         for (final JobRecord j : jobList)
         {
@@ -523,11 +528,14 @@ public final class Analysis
             {
                 // a market-maker's batch: as much work as its GPUs can do over the window
                 bounds.get(j.market).job(openMs, closeMs, j.gpus * (closeMs - openMs) / 3_600_000.0, j.gpus, false, j.value);
+                planners.get(j.market).job(openMs, closeMs, j.gpus * (closeMs - openMs) / 3_600_000.0, j.gpus, false, j.value);
             }
             else
             {
                 bounds.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), (double)j.gpus * j.workMs / 3_600_000.0, j.gpus, j.gang,
                     j.value);
+                planners.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), (double)j.gpus * j.workMs / 3_600_000.0, j.gpus,
+                    j.gang, j.value);
             }
         }
         for (final LeaseRecord l : ownerLeases.values())
@@ -546,10 +554,13 @@ public final class Analysis
         }
         for (final MachineRecord m : machines.values())
         {
+            final OnlinePlanner planner = planners.get(m.market);
+            final int machine = planner.machine(m.gpus, m.cost);
             for (int i = 0; i < m.online.count(); i++)
             {
-                bounds.get(m.market).online(m.online.start(i), m.online.end(i) < 0 ? closeMs : Math.min(closeMs, m.online.end(i)),
-                    m.gpus, m.cost);
+                final long to = m.online.end(i) < 0 ? closeMs : Math.min(closeMs, m.online.end(i));
+                bounds.get(m.market).online(m.online.start(i), to, m.gpus, m.cost);
+                planner.online(machine, m.online.start(i), to);
             }
         }
         final long solveStart = System.nanoTime();
@@ -559,11 +570,15 @@ public final class Analysis
             f.surplusBound = bound.solve();
             f.programBound = bound.programValue();
             f.dualBound = bound.dualValue();
+            f.plannerReplanning = planners.get(f.market).replanning();
+            f.plannerKeeping = planners.get(f.market).keeping(0);
             all.workValue += f.workValue;
             all.leasedCost += f.leasedCost;
             all.surplusBound += f.surplusBound;
             all.programBound += f.programBound;
             all.dualBound += f.dualBound;
+            all.plannerReplanning += f.plannerReplanning;
+            all.plannerKeeping += f.plannerKeeping;
         }
         boundSolveSeconds = (System.nanoTime() - solveStart) / 1e9;
     }

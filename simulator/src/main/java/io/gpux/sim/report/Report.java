@@ -211,6 +211,8 @@ public final class Report
         m.put("surplusBound", r(f.surplusBound, 2));
         m.put("programBound", r(f.programBound, 2));
         m.put("dualBound", r(f.dualBound, 2));
+        m.put("plannerReplanning", r(f.plannerReplanning, 2));
+        m.put("plannerKeeping", r(f.plannerKeeping, 2));
         m.put("utilization", r(f.utilization(), 4));
         m.put("offeredUtilization", r(f.offeredUtilization(), 4));
         m.put("usefulGpuHours", r(f.usefulGpuHours, 2));
@@ -392,6 +394,12 @@ public final class Report
         new String[] {"Market efficiency", "The surplus the market realized (the value of the work done minus the owners' "
             + "cost of every leased GPU-hour) over an upper bound on the surplus any allocation could have realized (linear "
             + "programs over time slots with each job's window, work, value and gang size)."},
+        new String[] {"Without foresight", "References, not bounds: the surplus of a central planner that learns each job "
+            + "(its value, work, GPUs and window) when it arrives and every machine's cost, and every 5 minutes serves the jobs "
+            + "present, most valuable first, on the cheapest machines below their value; re-planning moves work between machines "
+            + "freely, keeping leaves it where it started and takes GPUs only from jobs worth less. Their gap to the bound is "
+            + "what foresight is worth; the market's gap to them is what allocating by prices, grace periods and checkpoints "
+            + "costs."},
         new String[] {"Book depth", "The GPUs offered (asks) or wanted (bids) on the best 20 price levels of a market's book."},
         new String[] {"Preemption notice", "Warning that a lease will end after the grace period: a higher bid took its GPUs "
             + "(outbid), the owner took the machine back (owner reclaim), or the renter ran out of money (insufficient funds)."},
@@ -473,6 +481,10 @@ public final class Report
         line(s, "market efficiency", String.format(Locale.ROOT, "%s (work worth $%,.0f - leased GPU-hours costing $%,.0f = "
             + "$%,.0f, of an upper bound $%,.0f: linear program $%,.0f, hourly dual $%,.0f)", pct(a.all.efficiency()),
             a.all.workValue, a.all.leasedCost, a.all.realizedSurplus(), a.all.surplusBound, a.all.programBound, a.all.dualBound));
+        line(s, "without foresight", String.format(Locale.ROOT, "a planner who knows each job's value on its arrival gets %s of "
+            + "the bound re-planning every 5 minutes, %s keeping work where it started (references, not bounds)",
+            pct(a.all.surplusBound <= 0 ? Double.NaN : a.all.plannerReplanning / a.all.surplusBound),
+            pct(a.all.surplusBound <= 0 ? Double.NaN : a.all.plannerKeeping / a.all.surplusBound)));
         line(s, "GPU utilization", String.format(Locale.ROOT, "%s of the online fleet (%,.0f GPU-hours did work of %,.0f online); "
             + "%s of the offered (%,.0f); %,.0f leased", pct(a.all.utilization()), a.all.usefulGpuHours, a.all.onlineGpuHours,
             pct(a.all.offeredUtilization()), a.all.offeredGpuHours, a.all.leasedGpuHours));

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A short simulated market's jobs.csv, leases.csv and machines.csv give back, recomputed here from the
  * files alone, every overall figure of report.json: efficiency (with the bound solved again from the
- * files), utilization of the fleet and of the offered GPU-hours, VWAP per GPU-hour, lost work and the
- * notice check.
+ * files, and the planners without foresight run again), utilization of the fleet and of the offered
+ * GPU-hours, VWAP per GPU-hour, lost work and the notice check.
  */
 class ExportRecomputeTest
 {
@@ -91,6 +91,7 @@ class ExportRecomputeTest
 
         final Map<Long, CSVRecord> machines = new HashMap<>();
         final Map<String, MarketBound> bounds = new HashMap<>();
+        final Map<String, OnlinePlanner> planners = new HashMap<>();
         double online = 0;
         double offered = 0;
         for (final CSVRecord m : read(dir.resolve("machines.csv")))
@@ -100,8 +101,11 @@ class ExportRecomputeTest
             final List<long[]> on = intervals(m.get("online"), close);
             final List<long[]> listed = intervals(m.get("listed"), close);
             online += gpus * overlap(on, open, close) / HOUR;
+            final OnlinePlanner planner = planners.computeIfAbsent(m.get("market"), k -> new OnlinePlanner(open, close));
+            final int machine = planner.machine(gpus, Double.parseDouble(m.get("cost")));
             for (final long[] i : on)
             {
+                planner.online(machine, i[0], Math.min(i[1], close));
                 offered += gpus * overlap(listed, Math.max(i[0], open), Math.min(i[1], close)) / HOUR;
                 bounds.computeIfAbsent(m.get("market"), k -> new MarketBound(open, close))
                     .online(i[0], Math.min(i[1], close), gpus, Double.parseDouble(m.get("cost")));
@@ -114,9 +118,11 @@ class ExportRecomputeTest
             final int gpus = Integer.parseInt(j.get("gpus"));
             workValue += value * Long.parseLong(j.get("doneGpuMs")) / HOUR;
             final MarketBound b = bounds.computeIfAbsent(j.get("market"), k -> new MarketBound(open, close));
+            final OnlinePlanner planner = planners.computeIfAbsent(j.get("market"), k -> new OnlinePlanner(open, close));
             if ("BATCH".equals(j.get("outcome")))
             {
                 b.job(open, close, gpus * (close - open) / HOUR, gpus, false, value);
+                planner.job(open, close, gpus * (close - open) / HOUR, gpus, false, value);
             }
             else
             {
@@ -130,6 +136,7 @@ class ExportRecomputeTest
                     until = Math.max(until, end < 0 ? close : end);
                 }
                 b.job(arrival, Math.min(close, until), gpus * work / HOUR, gpus, Boolean.parseBoolean(j.get("gang")), value);
+                planner.job(arrival, Math.min(close, until), gpus * work / HOUR, gpus, Boolean.parseBoolean(j.get("gang")), value);
             }
         }
         double leased = 0;
@@ -192,6 +199,13 @@ class ExportRecomputeTest
             programBound += b.programValue();
             dualBound += b.dualValue();
         }
+        double replanning = 0;
+        double keeping = 0;
+        for (final OnlinePlanner p : planners.values())
+        {
+            replanning += p.replanning();
+            keeping += p.keeping(0);
+        }
 
         assertTrue(leased > 0 && useful > 0 && dead > 0, "a market with leases, work and a machine failure under a lease");
         assertEquals(number(overall, "workValue"), workValue, 0.01);
@@ -199,6 +213,9 @@ class ExportRecomputeTest
         assertEquals(number(overall, "surplusBound"), bound, 0.01);
         assertEquals(number(overall, "programBound"), programBound, 0.01);
         assertEquals(number(overall, "dualBound"), dualBound, 0.01);
+        assertEquals(number(overall, "plannerReplanning"), replanning, 0.01);
+        assertEquals(number(overall, "plannerKeeping"), keeping, 0.01);
+        assertTrue(replanning > 0 && replanning <= bound + 0.01, "a planner without foresight gets no more than the bound");
         assertEquals(number(overall, "efficiency"), (workValue - leasedCost) / bound, 1e-4);
         assertEquals(number(overall, "usefulGpuHours"), useful, 0.01);
         assertEquals(number(overall, "onlineGpuHours"), online, 0.01);

@@ -89,7 +89,7 @@ class ReportReadabilityTest
         assertTrue(text.contains("exchange kill  restart seconds 1.5; clients reconnected 3"), text);
         assertTrue(text.contains("deposits ($)  12.50"), text);
         assertTrue(html.contains("shaded and labelled \"exchange down\" on every chart"), html);
-        for (final String term : List.of("Peer reference", "Market efficiency", "GPU utilization", "VWAP", "Work lost",
+        for (final String term : List.of("Peer reference", "Market efficiency", "Without foresight", "GPU utilization", "VWAP", "Work lost",
             "Readiness", "Exchange down"))
         {
             assertEquals(1, count(html, "<dt>" + term + "</dt>"), term + " defined once");
