@@ -34,12 +34,36 @@ public final class OnlinePlanner
     {
     }
 
+    /** A machine: its GPUs, cost per GPU-hour and online intervals (start, end pairs). */
+    private static final class Machine
+    {
+        final int gpus;
+        final double cost;
+        long[] online = new long[0];
+
+        Machine(final int gpus, final double cost)
+        {
+            this.gpus = gpus;
+            this.cost = cost;
+        }
+
+        boolean onlineAt(final long t)
+        {
+            for (int i = 0; i < online.length; i += 2)
+            {
+                if (online[i] <= t && t < online[i + 1])
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
     private final long openMs;
     private final long closeMs;
     private final List<Job> jobs = new ArrayList<>();
-    private final List<long[]> machineOnline = new ArrayList<>();
-    private final List<int[]> machineGpus = new ArrayList<>();
-    private final List<double[]> machineCost = new ArrayList<>();
+    private final List<Machine> machineList = new ArrayList<>();
 
     public OnlinePlanner(final long openMs, final long closeMs)
     {
@@ -50,20 +74,17 @@ public final class OnlinePlanner
     /** A machine of {@code gpus} GPUs costing {@code cost} per GPU-hour; returns its number for {@link #online}. */
     public int machine(final int gpus, final double cost)
     {
-        machineOnline.add(new long[0]);
-        machineGpus.add(new int[] {gpus});
-        machineCost.add(new double[] {cost});
-        return machineGpus.size() - 1;
+        machineList.add(new Machine(gpus, cost));
+        return machineList.size() - 1;
     }
 
     /** Machine {@code machine} is online over [fromMs, toMs). */
     public void online(final int machine, final long fromMs, final long toMs)
     {
-        final long[] was = machineOnline.get(machine);
-        final long[] now = Arrays.copyOf(was, was.length + 2);
-        now[was.length] = fromMs;
-        now[was.length + 1] = toMs;
-        machineOnline.set(machine, now);
+        final Machine m = machineList.get(machine);
+        m.online = Arrays.copyOf(m.online, m.online.length + 2);
+        m.online[m.online.length - 2] = fromMs;
+        m.online[m.online.length - 1] = toMs;
     }
 
     /** As {@link MarketBound#job}: {@code workGpuHours} of work within [fromMs, untilMs), on at most {@code gpus} GPUs at once. */
@@ -93,7 +114,8 @@ public final class OnlinePlanner
     {
         /** Negative: re-plan every step; otherwise keep work in place, taking GPUs for {@code 1 + increment} times the value. */
         private final double increment;
-        private final int machines = machineGpus.size();
+        private final int machines = machineList.size();
+        private final Machine[] machine = machineList.toArray(new Machine[0]);
         /** Machines by cost, ascending. */
         private final int[] byCost;
         private final int[] free = new int[machines];
@@ -117,12 +139,15 @@ public final class OnlinePlanner
                 order[i] = i;
             }
             // by cost; machines alike in cost, size and time online are interchangeable, so the order is the machines' own
-            Arrays.sort(order, Comparator.<Integer>comparingDouble(i -> machineCost.get(i)[0])
-                .thenComparingInt(i -> machineGpus.get(i)[0])
-                .thenComparing((x, y) -> Arrays.compare(machineOnline.get(x), machineOnline.get(y))));
+            Arrays.sort(order, Comparator.<Integer>comparingDouble(i -> machine[i].cost)
+                .thenComparingInt(i -> machine[i].gpus)
+                .thenComparing((x, y) -> Arrays.compare(machine[x].online, machine[y].online)));
             byCost = Arrays.stream(order).mapToInt(Integer::intValue).toArray();
             byArrival = jobs.toArray(new Job[0]);
-            Arrays.sort(byArrival, Comparator.comparingLong(Job::fromMs));
+            // by arrival; jobs alike in every field are interchangeable, so the order is the jobs' own, not the caller's
+            Arrays.sort(byArrival, Comparator.comparingLong(Job::fromMs).thenComparingDouble(Job::value)
+                .thenComparingLong(Job::untilMs).thenComparingDouble(Job::workGpuMs).thenComparingInt(Job::gpus)
+                .thenComparing(Job::gang));
             left = new double[byArrival.length];
             holdMachine = new int[byArrival.length][];
             holdGpus = new int[byArrival.length][];
@@ -152,10 +177,10 @@ public final class OnlinePlanner
                 present.removeIf(j -> left[j] <= 0 || byArrival[j].untilMs <= now);
                 for (int m = 0; m < machines; m++)
                 {
-                    up[m] = isOnline(m, t);
-                    free[m] = up[m] ? machineGpus.get(m)[0] : 0;
+                    up[m] = machine[m].onlineAt(t);
+                    free[m] = up[m] ? machine[m].gpus : 0;
                 }
-                present.sort((a, b) -> Double.compare(byArrival[b].value, byArrival[a].value));
+                present.sort(this::mostValuableFirst);
                 for (final int j : present)
                 {
                     keepOrDrop(j);
@@ -172,7 +197,7 @@ public final class OnlinePlanner
                     {
                         final double work = Math.min(left[j], (double)holdGpus[j][h] * span);
                         left[j] -= work;
-                        surplus += (job.value - machineCost.get(holdMachine[j][h])[0]) * work / HOUR;
+                        surplus += (job.value - machine[holdMachine[j][h]].cost) * work / HOUR;
                     }
                     if (left[j] <= 0 || increment < 0)
                     {
@@ -181,6 +206,13 @@ public final class OnlinePlanner
                 }
             }
             return surplus;
+        }
+
+        /** Most valuable first, then by arrival. */
+        private int mostValuableFirst(final int a, final int b)
+        {
+            return byArrival[a].value != byArrival[b].value ? Double.compare(byArrival[b].value, byArrival[a].value)
+                : Integer.compare(a, b);
         }
 
         /** Keeps what a job holds on machines still online (a gang that lost its machine loses everything). */
@@ -278,7 +310,7 @@ public final class OnlinePlanner
             }
             for (final int m : byCost)
             {
-                if (machineCost.get(m)[0] >= job.value || want <= 0)
+                if (machine[m].cost >= job.value || want <= 0)
                 {
                     break;
                 }
@@ -312,7 +344,7 @@ public final class OnlinePlanner
             }
             for (final int m : byCost)
             {
-                if (machineCost.get(m)[0] >= job.value || want <= 0)
+                if (machine[m].cost >= job.value || want <= 0)
                 {
                     break;
                 }
@@ -334,19 +366,6 @@ public final class OnlinePlanner
                     want -= n;
                 }
             }
-        }
-
-        private boolean isOnline(final int m, final long t)
-        {
-            final long[] on = machineOnline.get(m);
-            for (int i = 0; i < on.length; i += 2)
-            {
-                if (on[i] <= t && t < on[i + 1])
-                {
-                    return true;
-                }
-            }
-            return false;
         }
     }
 }
