@@ -32,6 +32,9 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>One attempt at a time: a lease that starts while the last attempt's lease still runs out its
  *   notice waits, and gets the next launch once that lease has ended.</li>
+ *   <li>A noticed attempt's lease is released as soon as its workload has stopped (exited or failed
+ *   after the notice: its checkpoint is written), so the renter stops paying for idle GPUs and the
+ *   bid that preempted it starts at once (a hand-over), instead of at the notice's effective time.</li>
  *   <li>A failure is an attempt whose workload is {@code FAILED}, or {@code EXITED} non-zero, on a
  *   lease without a notice, or whose launch the exchange refused; its lease is released and the job
  *   bids again. A workload that exits (with any status) after its lease's notice, and a lease that
@@ -123,6 +126,8 @@ public final class ManagedJob implements ClientListener, SpotRequest.Listener
     private long currentLease;
     private long launchRequestId;
     private boolean noticed;
+    /** Whether the noticed attempt's lease was released once its workload stopped. */
+    private boolean handedOver;
     private boolean runningSeen;
     private boolean attemptFailed;
     private long pendingNoticeMs = -1;
@@ -257,6 +262,7 @@ public final class ManagedJob implements ClientListener, SpotRequest.Listener
                 if (noticed)
                 {
                     setResult("interrupted (exited " + status.getExitCode() + " after its notice)");
+                    handOver();
                 }
                 else if (status.getExitCode() == 0)
                 {
@@ -273,6 +279,10 @@ public final class ManagedJob implements ClientListener, SpotRequest.Listener
                 if (!noticed)
                 {
                     failAttempt("failed: " + status.getReason());
+                }
+                else
+                {
+                    handOver();
                 }
             }
             default ->
@@ -368,12 +378,27 @@ public final class ManagedJob implements ClientListener, SpotRequest.Listener
         attempt++;
         currentLease = leaseId;
         noticed = false;
+        handedOver = false;
         runningSeen = false;
         attemptFailed = false;
         attempts.add(new Attempt(attempt, leaseId, gpus, price, -1, "running"));
         launchRequestId = client.launch(leaseId, WorkloadSpecs.toProto(job.workload(), job.checkpointOnWire(), attempt));
         followedLease = leaseId;
         listener.onLaunched(attempt, leaseId);
+    }
+
+    /**
+     * The noticed attempt's workload has stopped (its checkpoint written): release its lease now rather than
+     * pay for idle GPUs until the notice's effective time; the rules end it at once and start the lease that
+     * preempted it (a hand-over).
+     */
+    private void handOver()
+    {
+        if (!handedOver && currentLease != 0 && outcome == null)
+        {
+            handedOver = true;
+            client.release(currentLease);
+        }
     }
 
     private void failAttempt(final String why)
