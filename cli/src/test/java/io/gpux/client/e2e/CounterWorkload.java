@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * step each 0.1 s, keeping the count in {@code $GPUX_CHECKPOINT_DIR/count}. A lock file says which
  * attempt runs (one found at start is an overlap, recorded in {@code overlaps}); each start appends
  * "attempt pid lease CUDA_VISIBLE_DEVICES" to {@code attempts} (the pid leads the workload's process
- * group); on SIGTERM, handled from its first line, it drops the lock and exits 0. A lock whose process is gone
+ * group); on SIGTERM, handled from its first line, it drops the lock and exits 0, or, while a file
+ * {@code linger} is in the checkpoint directory, keeps its lock and runs on until it is killed. A lock whose process is gone
  * (killed at its lease's end before its shell ran the handler, as on a starved machine) is no overlap. While a file {@code hold}
  * is in the checkpoint directory it does not take its last step, so that a test decides when it may finish.
  */
@@ -25,7 +26,8 @@ final class CounterWorkload
             "ck=\"$GPUX_CHECKPOINT_DIR\"",
             "n=0",
             // the handler first: a notice may come the moment the workload runs, before it has taken the lock
-            "trap 'rm -f \"$ck/lock\"; echo \"term at $n\"; exit 0' TERM",
+            "trap 'if [ -e \"$ck/linger\" ]; then echo \"term at $n, lingering\"; while :; do sleep 0.1; done; fi; "
+                + "rm -f \"$ck/lock\"; echo \"term at $n\"; exit 0' TERM",
             "echo \"start attempt=$GPUX_ATTEMPT lease=$GPUX_LEASE_ID\"",
             // a lock whose process still runs is an overlap; one left by a process killed before its trap ran is not
             "if [ -e \"$ck/lock\" ] && kill -0 \"$(cut -d' ' -f2 \"$ck/lock\")\" 2>/dev/null; then "

@@ -229,7 +229,9 @@ class ManagedJobEndToEndTest
         }).start();
         awaitRunning(1);
 
-        // a higher bid takes the first machine; the second machine's ask fills the job's new bid during the grace
+        // a higher bid takes the first machine; the second machine's ask fills the job's new bid during the grace,
+        // while the workload, which lingers after its SIGTERM, keeps the noticed lease to its effective time
+        Files.writeString(ck.resolve("linger"), "");
         ok(bigger, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(1).setMarket("RUN-2").setGpus(1)
             .setPrice(Money.parsePrice("5.0"))));
         renterEvents.await("the notice", TIMEOUT, e -> e.getKindCase() == AccountEvent.KindCase.PREEMPT_NOTICE);
@@ -259,6 +261,53 @@ class ManagedJobEndToEndTest
         // the agent stops the released lease's job (its process outlives the agent's close, as across an agent's restart)
         E2e.await("the released lease's job stopped", TIMEOUT, () -> !CounterWorkload.running(ck),
             () -> "count " + count(ck));
+    }
+
+    @Test
+    void aNoticedLeaseIsReleasedOnceItsWorkloadHasExitedAndThePreemptorStartsAtOnce() throws Exception
+    {
+        final Path shared = dir.resolve("shared");
+        final Path ck = shared.resolve("counter");
+        Files.createDirectories(ck);
+        final OwnerAgent agent = E2e.workloadAgent(owner, "RUN-3", "m1", dir, new WorkloadSupervisorContext()
+            .stateDir(dir.resolve("state")).runtime(new ProcessRuntime(null, agentLog::add)).allowCheckpointPath(shared),
+            agentLog::add, closeables);
+        agent.start();
+        E2e.await("the ask is posted", () -> agent.askOrderId() != 0);
+        final JobFile job = new JobFileParser().parse("job.yaml", CounterWorkload.jobFile("handover", "RUN-3", ck, 100_000), dir);
+        final ManagedJob managed = new ManagedJob(renter, job, new ManagedJob.Listener()
+        {
+            @Override
+            public void onStatus(final int attempt, final long leaseId, final WorkloadStatus status)
+            {
+                heard.add(attempt + " " + leaseId + " " + status.getState());
+            }
+        }).start();
+        awaitRunning(1);
+        awaitCountAbove(ck, 2);
+
+        ok(bigger, Envelope.newBuilder().setPlaceBid(PlaceBid.newBuilder().setOrderId(1).setMarket("RUN-3").setGpus(1)
+            .setPrice(Money.parsePrice("5.0"))));
+        final AccountEvent notice = renterEvents.await("the notice", TIMEOUT,
+            e -> e.getKindCase() == AccountEvent.KindCase.PREEMPT_NOTICE);
+        final long effective = notice.getPreemptNotice().getEffectiveMs();
+        final AccountEvent ended = renterEvents.await("the noticed lease's end", TIMEOUT,
+            e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED);
+        assertEquals(io.gpux.proto.v1.EndReason.PREEMPTED, ended.getLeaseEnded().getReason());
+        assertTrue(ended.getTimeMs() < effective, () -> "released at " + ended.getTimeMs() + ", before the notice's effective time "
+            + effective + ": " + E2e.describe(renterEvents.events()));
+        assertTrue(heard.stream().anyMatch(h -> h.startsWith("1 ") && h.endsWith(" " + WorkloadState.WORKLOAD_EXITED)),
+            heard::toString);
+        final AccountEvent biggerStarted = biggerEvents.await("the preemptor's lease", TIMEOUT,
+            e -> e.getKindCase() == AccountEvent.KindCase.LEASE_STARTED);
+        assertTrue(biggerStarted.getTimeMs() < effective, () -> "the preemptor started at " + biggerStarted.getTimeMs()
+            + ", not at the effective time " + effective);
+        assertTrue(count(ck) > 0, "the workload checkpointed its count");
+
+        managed.cancel();
+        final ManagedJob.Report report = managed.result().get(30, TimeUnit.SECONDS);
+        assertEquals(ManagedJob.Outcome.CANCELLED, report.outcome(), report.toString());
+        assertEquals(1, report.interruptions(), report.toString());
     }
 
     private static int indexOf(final List<AccountEvent> events, final AccountEvent.KindCase kind, final long lease)
