@@ -73,6 +73,11 @@ public final class SimMain implements Callable<Integer>
         + "there, 0: never (default ${DEFAULT-VALUE})")
     int moveSavingBps;
 
+    @Option(names = "--hand-over-on-notice", description = "renters' jobs checkpoint on a preemption notice and release "
+        + "the lease at once, handing the GPUs to the preempting bid (as gpux run does once its workload has exited), "
+        + "instead of working on through the grace period")
+    boolean handOverOnNotice;
+
     @Option(names = "--out", description = "report directory (default ./target/sim-<seed>-<time>)")
     Path out;
 
@@ -100,7 +105,7 @@ public final class SimMain implements Callable<Integer>
         final MarketRules rules = (markets.equals("demo") ? MarketRules.DEMO : MarketRules.SIM)
             .withLevers(preemptIncrementBps, fragmentFirst);
         final Levers levers = new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch,
-            moveSavingBps);
+            moveSavingBps, handOverOnNotice);
         final Path dir = out != null ? out : Path.of("target", "sim-" + seed + "-" + DemoRun.timestamp());
         System.err.printf("gpux sim: %d agents, %s of market from %s UTC, seed %d%n", agents, SimRun.marketSpan(days),
             SimRun.hourOfDay(openHour), seed);

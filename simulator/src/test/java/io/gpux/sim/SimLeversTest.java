@@ -38,9 +38,10 @@ class SimLeversTest
         assertTrue(before[1] > 0, "cascades without the levers: " + before[1]);
 
         final RunOutcome with = SimRuns.run(11, MarketRules.SIM.withLevers(1000, true),
-            new Levers(30 * AgentParameters.MINUTE, true, 0.5, 1000)).outcome();
+            new Levers(30 * AgentParameters.MINUTE, true, 0.5, 1000, true)).outcome();
         assertTrue(with.summary().contains("preemptIncrementBps 1000, fragmentFirst on, calm after notice 30 min, "
             + "clearing owners on, night batch 0.50, move when cheaper 1000 bps"), with.summary());
+        assertTrue(with.summary().contains("hand over on notice on"), with.summary());
         final Matcher moves = MOVES.matcher(with.summary());
         assertTrue(moves.find() && Long.parseLong(moves.group(1).replace(",", "")) > 0, "jobs moved onto cheaper GPUs: "
             + with.summary());

@@ -254,11 +254,21 @@ final class Job
         r.noticed = true;
         if (fleet().brokenSince(r.machineId) < 0)
         {
-            // checkpoint now, keep working until the notice's effective time
+            // checkpoint now, keep working until the notice's effective time (or hand the GPUs over at once)
             final long saved = r.gpus * sinceCheckpoint(r, now);
             record.savedGpuMs += saved;
             renter.tagLease(leaseId, record).savedGpuMs += saved;
             r.checkpointBaseMs = now;
+            if (renter.params.levers().handOverOnNotice())
+            {
+                stop(r, now);
+                if (running.isEmpty())
+                {
+                    waitingSinceMs = now;
+                }
+                scheduleCompletion();
+                renter.access().release(leaseId);
+            }
         }
     }
 

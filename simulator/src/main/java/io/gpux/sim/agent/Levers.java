@@ -2,7 +2,7 @@ package io.gpux.sim.agent;
 
 /**
  * The agents' side of the levers a run can switch ({@code ./gpux sim --calm-after-notice --clearing-owners
- * --night-batch --move-when-cheaper}); the markets' side is in {@link io.gpux.sim.market.MarketRules}.
+ * --night-batch --move-when-cheaper --hand-over-on-notice}); the markets' side is in {@link io.gpux.sim.market.MarketRules}.
  *
  * @param calmAfterNoticeMs after a preemption notice, how long a renter's {@link io.gpux.client.SpotRequest}
  *                          bids without preempting (0: it preempts at once, as any bid).
@@ -14,15 +14,19 @@ package io.gpux.sim.agent;
  * @param moveSavingBps     whether renters' jobs move to cheaper GPUs ({@link io.gpux.client.SpotRequest#moveWhenCheaper}):
  *                          every {@link #MOVE_EVERY_MS}, onto GPUs at least this many basis points cheaper than
  *                          a running lease's price (0: they never move).
+ * @param handOverOnNotice  whether renters' jobs, on a preemption notice, checkpoint and release the lease at once
+ *                          (as {@code gpux run} does once its workload has exited), handing the GPUs to the
+ *                          preempting bid, instead of working on through the grace period.
  */
-public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch, int moveSavingBps)
+public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch, int moveSavingBps,
+    boolean handOverOnNotice)
 {
     /** How often a job that moves looks for cheaper GPUs. */
     public static final long MOVE_EVERY_MS = 30 * AgentParameters.MINUTE;
     /** How often clearing owners re-price. */
     public static final long CLEARING_EVERY_MS = 5 * AgentParameters.MINUTE;
     /** None of the levers: renters re-bid and may preempt at once, owners review their markup, no night batch. */
-    public static final Levers NONE = new Levers(0, false, 0, 0);
+    public static final Levers NONE = new Levers(0, false, 0, 0, false);
 
     public Levers
     {
