@@ -68,10 +68,14 @@ public final class SimMain implements Callable<Integer>
         + "renter's mean job rate at their peak (3 a.m.), 0: none (default ${DEFAULT-VALUE})")
     double nightBatch;
 
-    @Option(names = "--move-when-cheaper", paramLabel = "BPS", description = "renters' jobs look every 30 market minutes "
-        + "for the same GPUs at least BPS basis points below a running lease's price, free on one machine, and move "
-        + "there, 0: never (default ${DEFAULT-VALUE})")
+    @Option(names = "--move-when-cheaper", paramLabel = "BPS", description = "renters' jobs look every --move-every "
+        + "market minutes for the same GPUs at least BPS basis points below a running lease's price, free on one machine, "
+        + "and move there, 0: never (default ${DEFAULT-VALUE})")
     int moveSavingBps;
+
+    @Option(names = "--move-every", paramLabel = "MINUTES", description = "how often a job that moves looks for cheaper "
+        + "GPUs, market minutes (default ${DEFAULT-VALUE})")
+    double moveEveryMinutes = 30;
 
     @Option(names = "--hand-over-on-notice", description = "renters' jobs checkpoint on a preemption notice and release "
         + "the lease at once, handing the GPUs to the preempting bid (as gpux run does once its workload has exited), "
@@ -97,15 +101,15 @@ public final class SimMain implements Callable<Integer>
                 + "least 3, --open-hour 0 to 24, --markets sim or demo");
         }
         if (preemptIncrementBps < 0 || preemptIncrementBps > 10_000 || calmAfterNoticeMinutes < 0 || nightBatch < 0
-            || moveSavingBps < 0 || moveSavingBps >= 10_000)
+            || moveSavingBps < 0 || moveSavingBps >= 10_000 || moveEveryMinutes <= 0)
         {
             throw new CommandLine.ParameterException(new CommandLine(this), "--preempt-increment-bps must be 0 to 10000, "
-                + "--calm-after-notice and --night-batch not negative, --move-when-cheaper 0 to 9999");
+                + "--calm-after-notice and --night-batch not negative, --move-when-cheaper 0 to 9999, --move-every positive");
         }
         final MarketRules rules = (markets.equals("demo") ? MarketRules.DEMO : MarketRules.SIM)
             .withLevers(preemptIncrementBps, fragmentFirst);
         final Levers levers = new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch,
-            moveSavingBps, handOverOnNotice);
+            moveSavingBps, (long)(moveEveryMinutes * AgentParameters.MINUTE), handOverOnNotice);
         final Path dir = out != null ? out : Path.of("target", "sim-" + seed + "-" + DemoRun.timestamp());
         System.err.printf("gpux sim: %d agents, %s of market from %s UTC, seed %d%n", agents, SimRun.marketSpan(days),
             SimRun.hourOfDay(openHour), seed);

@@ -201,11 +201,11 @@ public final class SimRun
             moves += r.moves();
         }
         return String.format(Locale.ROOT, "preemptIncrementBps %d, fragmentFirst %s, calm after notice %d min, clearing owners "
-                + "%s, night batch %.2f, move when cheaper %d bps (%,d moves), hand over on notice %s; %,d preempting fills by "
+                + "%s, night batch %.2f, move when cheaper %d bps every %d min (%,d moves), hand over on notice %s; %,d preempting fills by "
                 + "renters, %,d of them cascades (%.0f %%)",
             o.markets().preemptIncrementBps(), o.markets().fragmentFirst() ? "on" : "off",
             o.levers().calmAfterNoticeMs() / AgentParameters.MINUTE, o.levers().clearingOwners() ? "on" : "off",
-            o.levers().nightBatch(), o.levers().moveSavingBps(), moves, o.levers().handOverOnNotice() ? "on" : "off", preempting,
+            o.levers().nightBatch(), o.levers().moveSavingBps(), o.levers().moveEveryMs() / AgentParameters.MINUTE, moves, o.levers().handOverOnNotice() ? "on" : "off", preempting,
             cascading, preempting == 0 ? 0.0 : 100.0 * cascading / preempting);
     }
 

@@ -133,7 +133,7 @@ final class Job
             .retryDelayMs(AgentParameters.MINUTE).calmAfterNoticeMs(renter.params.levers().calmAfterNoticeMs());
         if (renter.params.levers().moveSavingBps() > 0)
         {
-            request.moveWhenCheaper(Levers.MOVE_EVERY_MS, renter.params.levers().moveSavingBps());
+            request.moveWhenCheaper(renter.params.levers().moveEveryMs(), renter.params.levers().moveSavingBps());
         }
         listener.request = request;
         renter.track(request);

@@ -12,28 +12,29 @@ package io.gpux.sim.agent;
  * @param nightBatch        cheap batch jobs at night: their mean arrival rate as a share of a renter's daytime
  *                          jobs (0: none).
  * @param moveSavingBps     whether renters' jobs move to cheaper GPUs ({@link io.gpux.client.SpotRequest#moveWhenCheaper}):
- *                          every {@link #MOVE_EVERY_MS}, onto GPUs at least this many basis points cheaper than
+ *                          every {@code moveEveryMs}, onto GPUs at least this many basis points cheaper than
  *                          a running lease's price (0: they never move).
+ * @param moveEveryMs       how often a job that moves looks for cheaper GPUs ({@link #MOVE_EVERY_MS} by default).
  * @param handOverOnNotice  whether renters' jobs, on a preemption notice, checkpoint and release the lease at once
  *                          (as {@code gpux run} does once its workload has exited), handing the GPUs to the
  *                          preempting bid, instead of working on through the grace period.
  */
-public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch, int moveSavingBps,
+public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch, int moveSavingBps, long moveEveryMs,
     boolean handOverOnNotice)
 {
-    /** How often a job that moves looks for cheaper GPUs. */
+    /** How often a job that moves looks for cheaper GPUs, by default. */
     public static final long MOVE_EVERY_MS = 30 * AgentParameters.MINUTE;
     /** How often clearing owners re-price. */
     public static final long CLEARING_EVERY_MS = 5 * AgentParameters.MINUTE;
     /** None of the levers: renters re-bid and may preempt at once, owners review their markup, no night batch. */
-    public static final Levers NONE = new Levers(0, false, 0, 0, false);
+    public static final Levers NONE = new Levers(0, false, 0, 0, MOVE_EVERY_MS, false);
 
     public Levers
     {
-        if (calmAfterNoticeMs < 0 || nightBatch < 0 || moveSavingBps < 0 || moveSavingBps >= 10_000)
+        if (calmAfterNoticeMs < 0 || nightBatch < 0 || moveSavingBps < 0 || moveSavingBps >= 10_000 || moveEveryMs <= 0)
         {
             throw new IllegalArgumentException("the calm period and the night batch share must not be negative, the move's "
-                + "saving 0 to 9999 basis points");
+                + "saving 0 to 9999 basis points, its period positive");
         }
     }
 }
