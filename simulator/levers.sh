@@ -28,9 +28,10 @@ declare -A flags=(
   [allmove]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --move-when-cheaper 1000"
   [handover]="--hand-over-on-notice"
   [allfast]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --move-when-cheaper 200 --move-every 5 --hand-over-on-notice"
+  [allfast2]="--preempt-increment-bps 500 --fragment-first --calm-after-notice 0 --clearing-owners --night-batch 1.0 --move-when-cheaper 200 --move-every 5 --hand-over-on-notice"
   [allhand]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --move-when-cheaper 1000 --hand-over-on-notice"
 )
-settings=${SETTINGS:-"base increment increment500 fragments calm clearing night night25 night100 all all2000 move allmove handover allhand allfast"}
+settings=${SETTINGS:-"base increment increment500 fragments calm clearing night night25 night100 all all2000 move allmove handover allhand allfast allfast2"}
 ./gpux sim --help > /dev/null
 printf '| setting | seed | efficiency | utilization: whole fleet | offered | interrupted | notice check | preempting fills | cascades |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for setting in $settings; do
