@@ -200,13 +200,14 @@ public final class SimRun
             cascading += r.cascadingFills();
             moves += r.moves();
         }
+        final Levers l = o.levers();
         return String.format(Locale.ROOT, "preemptIncrementBps %d, fragmentFirst %s, calm after notice %d min, clearing owners "
-                + "%s, night batch %.2f, move when cheaper %d bps every %d min (%,d moves), hand over on notice %s; %,d preempting fills by "
-                + "renters, %,d of them cascades (%.0f %%)",
+                + "%s, night batch %.2f, move when cheaper %d bps every %d min (%,d moves), hand over on notice %s; %,d "
+                + "preempting fills by renters, %,d of them cascades (%.0f %%)",
             o.markets().preemptIncrementBps(), o.markets().fragmentFirst() ? "on" : "off",
-            o.levers().calmAfterNoticeMs() / AgentParameters.MINUTE, o.levers().clearingOwners() ? "on" : "off",
-            o.levers().nightBatch(), o.levers().moveSavingBps(), o.levers().moveEveryMs() / AgentParameters.MINUTE, moves, o.levers().handOverOnNotice() ? "on" : "off", preempting,
-            cascading, preempting == 0 ? 0.0 : 100.0 * cascading / preempting);
+            l.calmAfterNoticeMs() / AgentParameters.MINUTE, l.clearingOwners() ? "on" : "off", l.nightBatch(),
+            l.moveSavingBps(), l.moveEveryMs() / AgentParameters.MINUTE, moves, l.handOverOnNotice() ? "on" : "off",
+            preempting, cascading, preempting == 0 ? 0.0 : 100.0 * cascading / preempting);
     }
 
     private static Map<String, Object> runSection(final Options o, final Population p)

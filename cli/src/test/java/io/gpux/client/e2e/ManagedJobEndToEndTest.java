@@ -294,8 +294,8 @@ class ManagedJobEndToEndTest
         final AccountEvent ended = renterEvents.await("the noticed lease's end", TIMEOUT,
             e -> e.getKindCase() == AccountEvent.KindCase.LEASE_ENDED);
         assertEquals(io.gpux.proto.v1.EndReason.PREEMPTED, ended.getLeaseEnded().getReason());
-        assertTrue(ended.getTimeMs() < effective, () -> "released at " + ended.getTimeMs() + ", before the notice's effective time "
-            + effective + ": " + E2e.describe(renterEvents.events()));
+        assertTrue(ended.getTimeMs() < effective, () -> "released at " + ended.getTimeMs()
+            + ", before the notice's effective time " + effective + ": " + E2e.describe(renterEvents.events()));
         assertTrue(heard.stream().anyMatch(h -> h.startsWith("1 ") && h.endsWith(" " + WorkloadState.WORKLOAD_EXITED)),
             heard::toString);
         final AccountEvent biggerStarted = biggerEvents.await("the preemptor's lease", TIMEOUT,

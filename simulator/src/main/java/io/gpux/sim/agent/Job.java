@@ -13,7 +13,9 @@ import org.agrona.collections.Long2ObjectHashMap;
  * counts its work from the leases it runs on, checkpoints every {@link AgentParameters#checkpointEveryMs}
  * and on every notice (the work a notice saved is counted), keeps working through the grace period and
  * stops at the notice's effective time (or when a replacement lease takes over), raises its bid toward
- * its value when it waits too long, and gives up after {@link #MAX_WAIT_MS} without GPUs.
+ * its value when it waits too long, and gives up after {@link #MAX_WAIT_MS} without GPUs. With the
+ * levers: it releases a noticed lease at once after its checkpoint ({@link Levers#handOverOnNotice}), and
+ * moves onto cheaper GPUs ({@link Levers#moveSavingBps}), checkpointing as it leaves the old lease.
  *
  * <p>Whenever a lease stops working other than by the job finishing (the end of a grace period, a
  * hand-over, an end without notice), the work since its last checkpoint is lost. A job does no work
