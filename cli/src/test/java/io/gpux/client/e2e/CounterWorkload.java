@@ -9,9 +9,10 @@ import java.nio.file.Path;
  * attempt runs (one found at start is an overlap, recorded in {@code overlaps}); each start appends
  * "attempt pid lease CUDA_VISIBLE_DEVICES" to {@code attempts} (the pid leads the workload's process
  * group); on SIGTERM, handled from its first line, it drops the lock and exits 0, or, while a file
- * {@code linger} is in the checkpoint directory, keeps its lock and runs on until it is killed. A lock whose process is gone
- * (killed at its lease's end before its shell ran the handler, as on a starved machine) is no overlap. While a file {@code hold}
- * is in the checkpoint directory it does not take its last step, so that a test decides when it may finish.
+ * {@code linger} is in the checkpoint directory, keeps its lock and runs on until it is killed. A lock
+ * whose process is gone or a zombie (killed at its lease's end, before its shell ran the handler or while
+ * it lingered) is no overlap. While a file {@code hold} is in the checkpoint directory it does not take
+ * its last step, so that a test decides when it may finish.
  */
 final class CounterWorkload
 {
@@ -29,9 +30,11 @@ final class CounterWorkload
             "trap 'if [ -e \"$ck/linger\" ]; then echo \"term at $n, lingering\"; while :; do sleep 0.1; done; fi; "
                 + "rm -f \"$ck/lock\"; echo \"term at $n\"; exit 0' TERM",
             "echo \"start attempt=$GPUX_ATTEMPT lease=$GPUX_LEASE_ID\"",
-            // a lock whose process still runs is an overlap; one left by a process killed before its trap ran is not
-            "if [ -e \"$ck/lock\" ] && kill -0 \"$(cut -d' ' -f2 \"$ck/lock\")\" 2>/dev/null; then "
-                + "echo \"$GPUX_ATTEMPT found $(cat \"$ck/lock\")\" >> \"$ck/overlaps\"; fi",
+            // a lock whose process still runs is an overlap; one left by a process killed before its trap ran (or while
+            // it lingered), gone or a zombie not yet reaped, is not
+            "if [ -e \"$ck/lock\" ]; then p=$(cut -d' ' -f2 \"$ck/lock\"); st=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -c1); "
+                + "if kill -0 \"$p\" 2>/dev/null && [ \"$st\" != Z ]; then "
+                + "echo \"$GPUX_ATTEMPT found $(cat \"$ck/lock\")\" >> \"$ck/overlaps\"; fi; fi",
             "echo \"$GPUX_ATTEMPT $$\" > \"$ck/lock\"",
             "echo \"$GPUX_ATTEMPT $$ $GPUX_LEASE_ID $CUDA_VISIBLE_DEVICES\" >> \"$ck/attempts\"",
             "n=$(cat \"$ck/count\" 2>/dev/null || echo 0)",
