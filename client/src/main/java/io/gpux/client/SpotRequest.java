@@ -11,7 +11,6 @@ import io.gpux.proto.v1.PlaceBid;
 import io.gpux.proto.v1.Reason;
 import io.gpux.proto.v1.Response;
 import io.gpux.proto.v1.TimeInForce;
-import java.util.Arrays;
 
 /**
  * "Keep N GPUs of market X leased for me, at up to price P": a standing spot request driven by the
@@ -138,18 +137,10 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     private boolean releaseOnClose;
     private boolean retryScheduled;
 
-    private long[] bidOrderIds = new long[4];
-    private long[] bidRequestIds = new long[4];
-    private int[] bidOpenGpus = new int[4];
-    private boolean[] bidNoPreempt = new boolean[4];
-    /** For a move's bid, the lease it would replace; 0 for a bid for missing GPUs. */
-    private long[] bidMovesLease = new long[4];
-    /** Whether each bid replaces GPUs that a notice takes away. */
-    private boolean[] bidOnNotice = new boolean[4];
+    private final SpotBids bids = new SpotBids();
     private boolean reconcilingNotice;
     private int preemptingFills;
     private int cascadingFills;
-    private int bidCount;
 
     private final SpotLeases leases = new SpotLeases();
 
@@ -306,12 +297,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     /** GPUs its open bids for missing GPUs still ask for (a move's bid is not counted). */
     public int biddingGpus()
     {
-        int sum = 0;
-        for (int i = 0; i < bidCount; i++)
-        {
-            sum += bidMovesLease[i] == 0 ? bidOpenGpus[i] : 0;
-        }
-        return sum;
+        return bids.missingGpus();
     }
 
     /** Leases it tracks, under notice included. */
@@ -322,7 +308,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
 
     public int bidCount()
     {
-        return bidCount;
+        return bids.count();
     }
 
     /** Fills of its bids that preempted another lease. */
@@ -343,15 +329,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     @Override
     public void onResponse(final long requestId, final Response response)
     {
-        int index = -1;
-        for (int i = 0; i < bidCount; i++)
-        {
-            if (bidRequestIds[i] == requestId)
-            {
-                index = i;
-                break;
-            }
-        }
+        final int index = bids.findRequest(requestId);
         if (index < 0)
         {
             return;
@@ -359,12 +337,12 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         final Reason reason = response.getReason();
         if (reason == Reason.REASON_OK)
         {
-            bidRequestIds[index] = 0;
+            bids.requestId(index, 0);
             return;
         }
-        final long orderId = bidOrderIds[index];
-        final boolean move = bidMovesLease[index] != 0;
-        removeBid(index);
+        final long orderId = bids.orderId(index);
+        final boolean move = bids.movesLease(index) != 0;
+        bids.remove(index);
         if (move)
         {
             // a move not made: the lease runs on where it is; the next look tries again
@@ -385,7 +363,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     @Override
     public void onFill(final AccountEvent event, final Fill fill)
     {
-        final int bid = findBid(fill.getOrderId());
+        final int bid = bids.find(fill.getOrderId());
         if (bid < 0)
         {
             return;
@@ -393,13 +371,12 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         if (fill.getPreemptsLeaseId() != 0)
         {
             preemptingFills++;
-            cascadingFills += bidOnNotice[bid] ? 1 : 0;
+            cascadingFills += bids.onNotice(bid) ? 1 : 0;
         }
-        final long movesLease = bidMovesLease[bid];
-        bidOpenGpus[bid] -= fill.getGpus();
-        if (bidOpenGpus[bid] <= 0)
+        final long movesLease = bids.movesLease(bid);
+        if (bids.filled(bid, fill.getGpus()) <= 0)
         {
-            removeBid(bid);
+            bids.remove(bid);
         }
         final int lease = leases.find(fill.getLeaseId());
         if (lease >= 0)
@@ -462,11 +439,11 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             // the old lease ended meanwhile and the move's lease took over its GPUs: the bids placed for them give way
             // (their cancels bid again for whatever is still missing)
-            for (int i = 0; i < bidCount; i++)
+            for (int i = 0; i < bids.count(); i++)
             {
-                if (bidMovesLease[i] == 0)
+                if (bids.movesLease(i) == 0)
                 {
-                    sender.cancel(bidOrderIds[i]);
+                    sender.cancel(bids.orderId(i));
                 }
             }
         }
@@ -509,12 +486,12 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     @Override
     public void onCancelled(final AccountEvent event, final Cancelled cancelled)
     {
-        final int bid = findBid(cancelled.getOrderId());
+        final int bid = bids.find(cancelled.getOrderId());
         if (bid < 0)
         {
             return;
         }
-        removeBid(bid);
+        bids.remove(bid);
         reconcile();
         maybeDetach();
     }
@@ -543,12 +520,16 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             .setNoPreempt(calmPeriods > 0), missing, 0);
     }
 
-    /** Sends a bid ({@code builder} without its order id) and tracks it; {@code movesLease}: see {@link #bidMovesLease}. */
+    /**
+     * Sends a bid ({@code builder} without its order id) and tracks it; {@code movesLease}: the lease a move's
+     * bid would replace, 0 for a bid for missing GPUs.
+     */
     private void placeBid(final PlaceBid.Builder builder, final int open, final long movesLease)
     {
         final long orderId = sender.nextOrderId();
         final PlaceBid bid = builder.setOrderId(orderId).build();
-        addBid(orderId, open, bid.getNoPreempt(), movesLease);
+        // a move's bid is neither a calm period's bid (the calm period's end leaves it alone) nor a notice's
+        bids.add(orderId, open, bid.getNoPreempt() && movesLease == 0, reconcilingNotice && movesLease == 0, movesLease);
         final long requestId;
         try
         {
@@ -557,10 +538,10 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         catch (final IllegalStateException ex)
         {
             // the client's order-entry queue is full or the client is closed: try again later
-            final int index = findBid(orderId);
+            final int index = bids.find(orderId);
             if (index >= 0)
             {
-                removeBid(index);
+                bids.remove(index);
             }
             if (movesLease == 0)
             {
@@ -568,10 +549,10 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             }
             return;
         }
-        final int index = findBid(orderId);
+        final int index = bids.find(orderId);
         if (index >= 0)
         {
-            bidRequestIds[index] = requestId;
+            bids.requestId(index, requestId);
         }
     }
 
@@ -586,7 +567,7 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         for (int i = 0; i < count; i++)
         {
             final long price = leases.price(i) * (10_000 - moveSavingBps) / 10_000;
-            if (leases.state(i) == SpotLeases.ACTIVE && price >= 1 && !moveOut(leases.id(i)))
+            if (leases.state(i) == SpotLeases.ACTIVE && price >= 1 && !bids.moving(leases.id(i)))
             {
                 placeBid(PlaceBid.newBuilder()
                     .setMarket(market)
@@ -601,18 +582,6 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             }
         }
         sender.schedule(moveEveryMs, moveTask);
-    }
-
-    private boolean moveOut(final long leaseId)
-    {
-        for (int i = 0; i < bidCount; i++)
-        {
-            if (bidMovesLease[i] == leaseId)
-            {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void scheduleRetry()
@@ -638,12 +607,12 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             return;
         }
-        for (int i = 0; i < bidCount; i++)
+        for (int i = 0; i < bids.count(); i++)
         {
-            if (bidNoPreempt[i])
+            if (bids.calm(i))
             {
-                bidNoPreempt[i] = false;
-                sender.cancel(bidOrderIds[i]);
+                bids.calm(i, false);
+                sender.cancel(bids.orderId(i));
             }
         }
     }
@@ -656,9 +625,9 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         }
         closed = true;
         releaseOnClose = releaseLeases;
-        for (int i = 0; i < bidCount; i++)
+        for (int i = 0; i < bids.count(); i++)
         {
-            sender.cancel(bidOrderIds[i]);
+            sender.cancel(bids.orderId(i));
         }
         if (releaseLeases)
         {
@@ -673,55 +642,11 @@ public final class SpotRequest implements ClientListener, AutoCloseable
     /** After close: stop listening once no bid can still fill and no lease it releases is left. */
     private void maybeDetach()
     {
-        if (closed && detach != null && bidCount == 0 && (!releaseOnClose || leases.count() == 0))
+        if (closed && detach != null && bids.count() == 0 && (!releaseOnClose || leases.count() == 0))
         {
             final Runnable d = detach;
             detach = null;
             d.run();
         }
-    }
-
-    private int findBid(final long orderId)
-    {
-        for (int i = 0; i < bidCount; i++)
-        {
-            if (bidOrderIds[i] == orderId)
-            {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private void addBid(final long orderId, final int open, final boolean noPreempt, final long movesLease)
-    {
-        if (bidCount == bidOrderIds.length)
-        {
-            bidOrderIds = Arrays.copyOf(bidOrderIds, bidCount * 2);
-            bidRequestIds = Arrays.copyOf(bidRequestIds, bidCount * 2);
-            bidOpenGpus = Arrays.copyOf(bidOpenGpus, bidCount * 2);
-            bidNoPreempt = Arrays.copyOf(bidNoPreempt, bidCount * 2);
-            bidOnNotice = Arrays.copyOf(bidOnNotice, bidCount * 2);
-            bidMovesLease = Arrays.copyOf(bidMovesLease, bidCount * 2);
-        }
-        bidOrderIds[bidCount] = orderId;
-        bidRequestIds[bidCount] = 0;
-        bidOpenGpus[bidCount] = open;
-        // a move's bid is no calm bid: the calm period's end leaves it alone
-        bidNoPreempt[bidCount] = noPreempt && movesLease == 0;
-        bidOnNotice[bidCount] = reconcilingNotice && movesLease == 0;
-        bidMovesLease[bidCount] = movesLease;
-        bidCount++;
-    }
-
-    private void removeBid(final int index)
-    {
-        final int last = --bidCount;
-        bidOrderIds[index] = bidOrderIds[last];
-        bidRequestIds[index] = bidRequestIds[last];
-        bidOpenGpus[index] = bidOpenGpus[last];
-        bidNoPreempt[index] = bidNoPreempt[last];
-        bidOnNotice[index] = bidOnNotice[last];
-        bidMovesLease[index] = bidMovesLease[last];
     }
 }
