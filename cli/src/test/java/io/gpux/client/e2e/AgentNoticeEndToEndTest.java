@@ -45,14 +45,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The owner agent hears its leases' notices as the renters do, through a real server process: an agent
- * that heartbeats once a minute gives a preempted lease's workload its notice within a second, and reads
- * the account's portfolio once, at its start. The market is in {@code e2e/agent-notice.scn}.
+ * that heartbeats once a minute gives a preempted lease's workload its notice at once (within a second on
+ * an idle machine; the test allows {@value #NOTICE_BOUND_MS} ms, still far under the beat, for a loaded one),
+ * and reads the account's portfolio once, at its start. The market is in {@code e2e/agent-notice.scn}.
  */
 @DisabledOnOs(OS.WINDOWS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class AgentNoticeEndToEndTest
 {
     private static final String MARKET = "WL-N";
+    /** How soon after the notice the workload must have its SIGTERM: a notice pushed, not found by a minute's beat. */
+    private static final long NOTICE_BOUND_MS = 10_000;
     /** An interval that no part of the test waits for: whatever the agent does in it, no poll explains. */
     private static final Duration INTERVAL = Duration.ofSeconds(60);
     /** A job that runs until SIGTERM, then prints when it got it (wall-clock ms) and the notice file, and exits 0. */
@@ -148,8 +151,9 @@ class AgentNoticeEndToEndTest
         final Matcher term = GOT_TERM.matcher(written);
         assertTrue(term.find(), written);
         final long termMs = Long.parseLong(term.group(1));
-        assertTrue(termMs - notice.getTimeMs() < 1_000,
-            "SIGTERM " + (termMs - notice.getTimeMs()) + " ms after the notice, not within a second: " + written);
+        assertTrue(termMs - notice.getTimeMs() < NOTICE_BOUND_MS,
+            "SIGTERM " + (termMs - notice.getTimeMs()) + " ms after the notice, not within " + NOTICE_BOUND_MS + " ms: " + written);
+        System.out.printf("agent notice: SIGTERM %d ms after the notice%n", termMs - notice.getTimeMs());
         assertTrue(written.contains("\"effectiveAtMs\":" + notice.getPreemptNotice().getEffectiveMs())
             && written.contains("\"reason\":\"a higher bid preempted the lease\""), written);
 
