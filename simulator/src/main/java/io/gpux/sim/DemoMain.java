@@ -1,10 +1,12 @@
 package io.gpux.sim;
 
+import io.gpux.sim.market.MarketRules;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ./gpux demo}: the market simulator against a real exchange, through the real gateway. */
@@ -48,6 +50,14 @@ public final class DemoMain implements Callable<Integer>
     @Option(names = "--keep-data", description = "keep the exchange's temporary data directory (journals) after the run")
     boolean keepData;
 
+    @Option(names = "--markets", description = "the markets' timing: demo (grace 20 min, heartbeats every 4 min, offline "
+        + "after 20: 5 s of wall time at x240) or sim (5 min, 3 min, 5 min: the week's markets; 5 s of wall time at "
+        + "--clock-scale 60) (default ${DEFAULT-VALUE})")
+    String markets = "demo";
+
+    @Mixin
+    LeverOptions levers;
+
     @Option(names = "--workloads", description = "jobs in the workload lane: real workloads run by owner agents (process "
         + "runtime, recorded H200s), preempted and resumed; half keep a checkpoint; 0: none (default ${DEFAULT-VALUE})")
     int workloads = DemoRun.DEFAULT_WORKLOAD_JOBS;
@@ -55,16 +65,19 @@ public final class DemoMain implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (duration <= 0 || agents < 3 || scale < 1 || workloads < 0 || workloads > 16 || openHour < 0 || openHour >= 24)
+        if (duration <= 0 || agents < 3 || scale < 1 || workloads < 0 || workloads > 16 || openHour < 0 || openHour >= 24
+            || !markets.equals("sim") && !markets.equals("demo"))
         {
             throw new CommandLine.ParameterException(new CommandLine(this), "--duration must be positive, --agents at least 3, "
-                + "--clock-scale at least 1, --workloads 0 to 16, --open-hour 0 to 24");
+                + "--clock-scale at least 1, --workloads 0 to 16, --open-hour 0 to 24, --markets demo or sim");
         }
+        levers.check(new CommandLine(this));
         final Path dir = out != null ? out
             : Files.isDirectory(Path.of("target")) ? Path.of("target", "demo-" + DemoRun.timestamp())
             : Files.createTempDirectory("gpux-demo-report-");
         final RunOutcome outcome = DemoRun.run(new DemoRun.Options(seed, agents, duration, killExchange, dir, scale, load,
-            failureAccel, reclaimsPerDay, keepData, workloads, openHour), System.err);
+            failureAccel, reclaimsPerDay, keepData, workloads, openHour,
+            levers.rules(markets.equals("sim") ? MarketRules.SIM : MarketRules.DEMO), levers.levers()), System.err);
         System.out.print(outcome.summary());
         System.out.flush();
         return outcome.ok() ? 0 : 1;

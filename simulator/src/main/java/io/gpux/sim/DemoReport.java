@@ -165,6 +165,7 @@ final class DemoReport
             Report.duration(rules.heartbeatIntervalMs()), rules.heartbeatIntervalMs() / (double)o.scale() / 1000.0,
             Report.duration(rules.heartbeatTimeoutMs()), rules.heartbeatTimeoutMs() / (double)o.scale() / 1000.0,
             h.getValueAtPercentile(99) / 1e6)));
+        extra.add(Report.line("levers", SimRun.leversLine(rules, o.levers(), population)));
         final ExchangeKill kill = m.kill();
         if (kill != null)
         {

@@ -57,9 +57,12 @@ public final class DemoRun
      * @param out             the report directory.
      * @param scale           market time runs this many times faster than wall time.
      * @param openHour        the market opens at this hour of the day, UTC.
+     * @param markets         the markets' rules: {@link MarketRules#DEMO} by default.
+     * @param levers          the agents' levers: {@link Levers#NONE} by default.
      */
     public record Options(long seed, int agents, double durationSeconds, boolean killExchange, Path out, long scale,
-        double load, double failureAccel, double reclaimsPerDay, boolean keepData, int workloadJobs, double openHour)
+        double load, double failureAccel, double reclaimsPerDay, boolean keepData, int workloadJobs, double openHour,
+        MarketRules markets, Levers levers)
     {
         /** Opening at {@link #DEFAULT_OPEN_HOUR}. */
         public Options(final long seed, final int agents, final double durationSeconds, final boolean killExchange,
@@ -67,7 +70,7 @@ public final class DemoRun
             final boolean keepData, final int workloadJobs)
         {
             this(seed, agents, durationSeconds, killExchange, out, scale, load, failureAccel, reclaimsPerDay, keepData,
-                workloadJobs, DEFAULT_OPEN_HOUR);
+                workloadJobs, DEFAULT_OPEN_HOUR, MarketRules.DEMO, Levers.NONE);
         }
     }
 
@@ -105,10 +108,10 @@ public final class DemoRun
     {
         this.o = o;
         this.err = err;
-        this.rules = MarketRules.DEMO.restartWindowInWallTime(RESTART_WINDOW_WALL_MS, o.scale());
+        this.rules = o.markets().restartWindowInWallTime(RESTART_WINDOW_WALL_MS, o.scale());
         final double marketHours = o.durationSeconds() * o.scale() / 3600.0;
         this.population = Population.build(o.seed(), o.agents(), rules, SimRun.openAt(o.openHour()), marketHours,
-            o.failureAccel(), o.reclaimsPerDay(), o.load(), Levers.NONE, true);
+            o.failureAccel(), o.reclaimsPerDay(), o.load(), o.levers(), true);
         this.everyone = population.everyone();
         // the market opens when the set-up is expected to be done: exchange time runs from before it
         final long setupMs = 4000 + 12L * everyone.size();

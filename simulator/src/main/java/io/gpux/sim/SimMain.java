@@ -1,12 +1,11 @@
 package io.gpux.sim;
 
-import io.gpux.sim.agent.AgentParameters;
-import io.gpux.sim.agent.Levers;
 import io.gpux.sim.market.MarketRules;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ./gpux sim}: a longer market in-process with a simulated clock. */
@@ -48,39 +47,8 @@ public final class SimMain implements Callable<Integer>
     @Option(names = "--reclaims-per-day", description = "owner reclaims per machine per market day (default ${DEFAULT-VALUE})")
     double reclaimsPerDay = DemoRun.DEFAULT_RECLAIMS_PER_DAY;
 
-    @Option(names = "--preempt-increment-bps", paramLabel = "N", description = "every market's preemption increment: a bid "
-        + "preempts a lease only if it beats its price by N basis points of it, 0 to 10000 (default ${DEFAULT-VALUE})")
-    int preemptIncrementBps;
-
-    @Option(names = "--fragment-first", description = "markets fill the machine with the fewest free GPUs first "
-        + "among equally priced asks (default: oldest ask first)")
-    boolean fragmentFirst;
-
-    @Option(names = "--calm-after-notice", paramLabel = "MINUTES", description = "after a preemption notice, renters "
-        + "re-bid without preempting for this many market minutes, 0: at once with preemption (default ${DEFAULT-VALUE})")
-    double calmAfterNoticeMinutes;
-
-    @Option(names = "--clearing-owners", description = "owners price with the clearing strategy of gpux agent "
-        + "--clear-every (every 5 market minutes) instead of reviewing their markup every few hours")
-    boolean clearingOwners;
-
-    @Option(names = "--night-batch", paramLabel = "SHARE", description = "cheap batch jobs at night, at this share of a "
-        + "renter's mean job rate at their peak (3 a.m.), 0: none (default ${DEFAULT-VALUE})")
-    double nightBatch;
-
-    @Option(names = "--move-when-cheaper", paramLabel = "BPS", description = "renters' jobs look every --move-every "
-        + "market minutes for the same GPUs at least BPS basis points below a running lease's price, free on one machine, "
-        + "and move there, 0: never (default ${DEFAULT-VALUE})")
-    int moveSavingBps;
-
-    @Option(names = "--move-every", paramLabel = "MINUTES", description = "how often a job that moves looks for cheaper "
-        + "GPUs, market minutes (default ${DEFAULT-VALUE})")
-    double moveEveryMinutes = 30;
-
-    @Option(names = "--hand-over-on-notice", description = "renters' jobs checkpoint on a preemption notice and release "
-        + "the lease at once, handing the GPUs to the preempting bid (as gpux run does once its workload has exited), "
-        + "instead of working on through the grace period")
-    boolean handOverOnNotice;
+    @Mixin
+    LeverOptions levers;
 
     @Option(names = "--out", description = "report directory (default ./target/sim-<seed>-<time>)")
     Path out;
@@ -100,21 +68,13 @@ public final class SimMain implements Callable<Integer>
             throw new CommandLine.ParameterException(new CommandLine(this), "--days and --hours must be positive, --agents at "
                 + "least 3, --open-hour 0 to 24, --markets sim or demo");
         }
-        if (preemptIncrementBps < 0 || preemptIncrementBps > 10_000 || calmAfterNoticeMinutes < 0 || nightBatch < 0
-            || moveSavingBps < 0 || moveSavingBps >= 10_000 || moveEveryMinutes <= 0)
-        {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--preempt-increment-bps must be 0 to 10000, "
-                + "--calm-after-notice and --night-batch not negative, --move-when-cheaper 0 to 9999, --move-every positive");
-        }
-        final MarketRules rules = (markets.equals("demo") ? MarketRules.DEMO : MarketRules.SIM)
-            .withLevers(preemptIncrementBps, fragmentFirst);
-        final Levers levers = new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch,
-            moveSavingBps, (long)(moveEveryMinutes * AgentParameters.MINUTE), handOverOnNotice);
+        levers.check(new CommandLine(this));
+        final MarketRules rules = levers.rules(markets.equals("demo") ? MarketRules.DEMO : MarketRules.SIM);
         final Path dir = out != null ? out : Path.of("target", "sim-" + seed + "-" + DemoRun.timestamp());
         System.err.printf("gpux sim: %d agents, %s of market from %s UTC, seed %d%n", agents, SimRun.marketSpan(days),
             SimRun.hourOfDay(openHour), seed);
         final RunOutcome outcome = SimRun.run(new SimRun.Options(seed, agents, days, failureAccel, reclaimsPerDay, load, dir,
-            rules, levers, openHour, steadyStart),
+            rules, levers.levers(), openHour, steadyStart),
             quiet ? null : System.err);
         System.out.print(outcome.summary());
         System.out.flush();

@@ -182,14 +182,14 @@ public final class SimRun
             + yesNo(checks.get("gpusNeverOversubscribed")) + ", events gap-free " + yesNo(checks.get("accountEventsGapFree"))
             + ", full-grace notice before every interruption of a working machine "
             + yesNo(checks.get("everyInterruptionOfAWorkingMachineNoticedWithFullGrace"))));
-        extra.add(Report.line("levers", leversLine(o, population)));
+        extra.add(Report.line("levers", leversLine(o.markets(), o.levers(), population)));
         extra.add(Report.line("report", html.toAbsolutePath().toString()));
         final String summary = report.summary(extra);
         return new RunOutcome(report, html, checks, ok, summary);
     }
 
     /** The run's levers, and the renters' preempting fills and cascades (fills of bids placed on a notice). */
-    private static String leversLine(final Options o, final Population p)
+    static String leversLine(final MarketRules markets, final Levers l, final Population p)
     {
         long preempting = 0;
         long cascading = 0;
@@ -200,11 +200,10 @@ public final class SimRun
             cascading += r.cascadingFills();
             moves += r.moves();
         }
-        final Levers l = o.levers();
-        return String.format(Locale.ROOT, "preemptIncrementBps %d, fragmentFirst %s, calm after notice %d min, clearing owners "
+        return String.format(Locale.ROOT, "preemption increment %d bps, fragments first %s, calm after notice %d min, clearing owners "
                 + "%s, night batch %.2f, move when cheaper %d bps every %d min (%,d moves), hand over on notice %s; %,d "
                 + "preempting fills by renters, %,d of them cascades (%.0f %%)",
-            o.markets().preemptIncrementBps(), o.markets().fragmentFirst() ? "on" : "off",
+            markets.preemptIncrementBps(), markets.fragmentFirst() ? "on" : "off",
             l.calmAfterNoticeMs() / AgentParameters.MINUTE, l.clearingOwners() ? "on" : "off", l.nightBatch(),
             l.moveSavingBps(), l.moveEveryMs() / AgentParameters.MINUTE, moves, l.handOverOnNotice() ? "on" : "off",
             preempting, cascading, preempting == 0 ? 0.0 : 100.0 * cascading / preempting);

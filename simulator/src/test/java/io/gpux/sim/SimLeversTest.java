@@ -39,7 +39,7 @@ class SimLeversTest
 
         final RunOutcome with = SimRuns.run(11, MarketRules.SIM.withLevers(1000, true),
             new Levers(30 * AgentParameters.MINUTE, true, 0.5, 1000, Levers.MOVE_EVERY_MS, true)).outcome();
-        assertTrue(with.summary().contains("preemptIncrementBps 1000, fragmentFirst on, calm after notice 30 min, "
+        assertTrue(with.summary().contains("preemption increment 1000 bps, fragments first on, calm after notice 30 min, "
             + "clearing owners on, night batch 0.50, move when cheaper 1000 bps"), with.summary());
         assertTrue(with.summary().contains("hand over on notice on"), with.summary());
         final Matcher moves = MOVES.matcher(with.summary());
