@@ -509,15 +509,19 @@ public final class SpotRequest implements ClientListener, AutoCloseable
         {
             return;
         }
-        placeBid(PlaceBid.newBuilder()
+        placeBid(bid(missing, maxPrice).setGang(constraints.gang()).setNoPreempt(calmPeriods > 0), missing, 0);
+    }
+
+    /** A bid of this request's market and machine constraints for {@code gpus} GPUs at {@code price} (gang: see callers). */
+    private PlaceBid.Builder bid(final int bidGpus, final long price)
+    {
+        return PlaceBid.newBuilder()
             .setMarket(market)
-            .setGpus(missing)
-            .setPrice(maxPrice)
-            .setGang(constraints.gang())
+            .setGpus(bidGpus)
+            .setPrice(price)
             .setRegion(constraints.region())
             .setMinReliabilityPpm(constraints.minReliabilityPpm())
-            .setMaxDurationMs(constraints.maxDurationMs())
-            .setNoPreempt(calmPeriods > 0), missing, 0);
+            .setMaxDurationMs(constraints.maxDurationMs());
     }
 
     /**
@@ -569,16 +573,8 @@ public final class SpotRequest implements ClientListener, AutoCloseable
             final long price = leases.price(i) * (10_000 - moveSavingBps) / 10_000;
             if (leases.state(i) == SpotLeases.ACTIVE && price >= 1 && !bids.moving(leases.id(i)))
             {
-                placeBid(PlaceBid.newBuilder()
-                    .setMarket(market)
-                    .setGpus(leases.gpus(i))
-                    .setPrice(price)
-                    .setTif(TimeInForce.IOC)
-                    .setGang(true)
-                    .setRegion(constraints.region())
-                    .setMinReliabilityPpm(constraints.minReliabilityPpm())
-                    .setMaxDurationMs(constraints.maxDurationMs())
-                    .setNoPreempt(true), leases.gpus(i), leases.id(i));
+                placeBid(bid(leases.gpus(i), price).setTif(TimeInForce.IOC).setGang(true).setNoPreempt(true), leases.gpus(i),
+                    leases.id(i));
             }
         }
         sender.schedule(moveEveryMs, moveTask);
