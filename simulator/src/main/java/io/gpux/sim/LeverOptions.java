@@ -43,14 +43,20 @@ final class LeverOptions
         + "instead of working on through the grace period")
     boolean handOverOnNotice;
 
+    @Option(names = "--restart-minutes", paramLabel = "MINUTES", description = "not a lever but a cost: every lease a "
+        + "renter's job starts on (its first, after a preemption, after a move) restarts the job from its checkpoint for "
+        + "this many market minutes before it works, 0: none (default ${DEFAULT-VALUE})")
+    double restartMinutes;
+
     /** Refuses values out of range, in one line. */
     void check(final CommandLine command)
     {
         if (preemptIncrementBps < 0 || preemptIncrementBps > 10_000 || calmAfterNoticeMinutes < 0 || nightBatch < 0
-            || moveSavingBps < 0 || moveSavingBps >= 10_000 || moveEveryMinutes <= 0)
+            || restartMinutes < 0 || moveSavingBps < 0 || moveSavingBps >= 10_000 || moveEveryMinutes <= 0)
         {
             throw new CommandLine.ParameterException(command, "--preempt-increment-bps must be 0 to 10000, "
-                + "--calm-after-notice and --night-batch not negative, --move-when-cheaper 0 to 9999, --move-every positive");
+                + "--calm-after-notice, --night-batch and --restart-minutes not negative, --move-when-cheaper 0 to 9999, "
+                + "--move-every positive");
         }
     }
 
@@ -64,6 +70,6 @@ final class LeverOptions
     Levers levers()
     {
         return new Levers((long)(calmAfterNoticeMinutes * AgentParameters.MINUTE), clearingOwners, nightBatch, moveSavingBps,
-            (long)(moveEveryMinutes * AgentParameters.MINUTE), handOverOnNotice);
+            (long)(moveEveryMinutes * AgentParameters.MINUTE), handOverOnNotice, (long)(restartMinutes * AgentParameters.MINUTE));
     }
 }

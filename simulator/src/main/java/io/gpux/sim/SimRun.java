@@ -201,11 +201,12 @@ public final class SimRun
             moves += r.moves();
         }
         return String.format(Locale.ROOT, "preemption increment %d bps, fragments first %s, calm after notice %d min, clearing owners "
-                + "%s, night batch %.2f, move when cheaper %d bps every %d min (%,d moves), hand over on notice %s; %,d "
-                + "preempting fills by renters, %,d of them cascades (%.0f %%)",
+                + "%s, night batch %.2f, move when cheaper %d bps every %d min (%,d moves), hand over on notice %s, restart "
+                + "%.1f min a lease; %,d preempting fills by renters, %,d of them cascades (%.0f %%)",
             markets.preemptIncrementBps(), markets.fragmentFirst() ? "on" : "off",
             l.calmAfterNoticeMs() / AgentParameters.MINUTE, l.clearingOwners() ? "on" : "off", l.nightBatch(),
             l.moveSavingBps(), l.moveEveryMs() / AgentParameters.MINUTE, moves, l.handOverOnNotice() ? "on" : "off",
+            (double)l.restartMs() / AgentParameters.MINUTE,
             preempting, cascading, preempting == 0 ? 0.0 : 100.0 * cascading / preempting);
     }
 

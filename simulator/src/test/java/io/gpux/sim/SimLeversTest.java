@@ -38,7 +38,7 @@ class SimLeversTest
         assertTrue(before[1] > 0, "cascades without the levers: " + before[1]);
 
         final RunOutcome with = SimRuns.run(11, MarketRules.SIM.withLevers(1000, true),
-            new Levers(30 * AgentParameters.MINUTE, true, 0.5, 1000, Levers.MOVE_EVERY_MS, true)).outcome();
+            new Levers(30 * AgentParameters.MINUTE, true, 0.5, 1000, Levers.MOVE_EVERY_MS, true, 0)).outcome();
         assertTrue(with.summary().contains("preemption increment 1000 bps, fragments first on, calm after notice 30 min, "
             + "clearing owners on, night batch 0.50, move when cheaper 1000 bps"), with.summary());
         assertTrue(with.summary().contains("hand over on notice on"), with.summary());

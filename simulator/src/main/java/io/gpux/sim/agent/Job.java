@@ -17,6 +17,9 @@ import org.agrona.collections.Long2ObjectHashMap;
  * levers: it releases a noticed lease at once after its checkpoint ({@link Levers#handOverOnNotice}), and
  * moves onto cheaper GPUs ({@link Levers#moveSavingBps}), checkpointing as it leaves the old lease.
  *
+ * <p>Every lease the job starts on (its first, a replacement, a move) spends {@link Levers#restartMs} restarting
+ * the job from its checkpoint before it works: GPU-time paid for that does no work.
+ *
  * <p>Whenever a lease stops working other than by the job finishing (the end of a grace period, a
  * hand-over, an end without notice), the work since its last checkpoint is lost. A job does no work
  * on a broken machine ({@link Fleet}): from the moment its machine broke to the moment the exchange
@@ -35,19 +38,30 @@ final class Job
         final long machineId;
         final int gpus;
         final long startMs;
-        /** Periodic checkpoints count from here: the lease's start, then its notice. */
+        /** The job works on the lease from here: its start plus the restart time. */
+        final long workFromMs;
+        /** Periodic checkpoints count from here: the end of the restart, then the notice. */
         long checkpointBaseMs;
         boolean noticed;
+        /** The notice's effective time, when the lease's GPUs stop (the exchange may tell the job a tick later). */
+        long endsAtMs = Long.MAX_VALUE;
         /** GPU-ms of work this lease added to the job's progress. */
         long workedGpuMs;
 
-        Running(final long leaseId, final long machineId, final int gpus, final long startMs)
+        Running(final long leaseId, final long machineId, final int gpus, final long startMs, final long restartMs)
         {
             this.leaseId = leaseId;
             this.machineId = machineId;
             this.gpus = gpus;
             this.startMs = startMs;
-            this.checkpointBaseMs = startMs;
+            this.workFromMs = startMs + restartMs;
+            this.checkpointBaseMs = workFromMs;
+        }
+
+        /** GPU-ms of the lease spent restarting up to {@code untilMs}. */
+        long restartGpuMs(final long untilMs)
+        {
+            return (long)gpus * Math.max(0, Math.min(workFromMs, untilMs) - startMs);
         }
     }
 
@@ -65,7 +79,7 @@ final class Job
         @Override
         public void onPreemptionNotice(final long leaseId, final long effectiveAtMs)
         {
-            Job.this.onNotice(request, leaseId);
+            Job.this.onNotice(request, leaseId, effectiveAtMs);
         }
 
         @Override
@@ -180,16 +194,18 @@ final class Job
         return renter.fleet();
     }
 
-    /** Adds the work of every running lease since the last accrual, none after its machine broke. */
+    /** Adds the work of every running lease since the last accrual, none while it restarts or after its machine broke. */
     private void accrue(final long now)
     {
         if (now > lastAccrualMs)
         {
             for (final Running r : running.values())
             {
+                final long from = Math.max(lastAccrualMs, r.workFromMs);
+                final long end = Math.min(now, r.endsAtMs);
                 final long broken = fleet().brokenSince(r.machineId);
-                final long until = broken >= 0 ? Math.min(now, Math.max(broken, lastAccrualMs)) : now;
-                final long work = (long)r.gpus * (until - lastAccrualMs);
+                final long until = broken >= 0 ? Math.min(end, Math.max(broken, from)) : end;
+                final long work = (long)r.gpus * Math.max(0, until - from);
                 r.workedGpuMs += work;
                 progressGpuMs += work;
             }
@@ -197,20 +213,9 @@ final class Job
         lastAccrualMs = Math.max(lastAccrualMs, now);
     }
 
-    /** GPUs on running leases whose machines work. */
-    private int workingGpus()
-    {
-        int gpus = 0;
-        for (final Running r : running.values())
-        {
-            gpus += fleet().brokenSince(r.machineId) >= 0 ? 0 : r.gpus;
-        }
-        return gpus;
-    }
-
     private long sinceCheckpoint(final Running r, final long now)
     {
-        return Math.floorMod(now - r.checkpointBaseMs, renter.checkpointEveryMs());
+        return now <= r.checkpointBaseMs ? 0 : (now - r.checkpointBaseMs) % renter.checkpointEveryMs();
     }
 
     private void onLeaseStarted(final SpotRequest from, final long leaseId, final long machineId, final int gpus)
@@ -236,7 +241,7 @@ final class Job
                 stop(r, now);
             }
         }
-        running.put(leaseId, new Running(leaseId, machineId, gpus, now));
+        running.put(leaseId, new Running(leaseId, machineId, gpus, now, renter.params.levers().restartMs()));
         if (record.firstLeaseMs < 0)
         {
             record.firstLeaseMs = lease.startMs >= 0 ? lease.startMs : now;
@@ -244,7 +249,7 @@ final class Job
         scheduleCompletion();
     }
 
-    private void onNotice(final SpotRequest from, final long leaseId)
+    private void onNotice(final SpotRequest from, final long leaseId, final long effectiveAtMs)
     {
         final Running r = running.get(leaseId);
         if (r == null || r.noticed || finished)
@@ -254,6 +259,7 @@ final class Job
         final long now = renter.now();
         accrue(now);
         r.noticed = true;
+        r.endsAtMs = Math.max(now, effectiveAtMs);
         if (fleet().brokenSince(r.machineId) < 0)
         {
             // checkpoint now, keep working until the notice's effective time (or hand the GPUs over at once)
@@ -300,6 +306,13 @@ final class Job
             return;
         }
         final long now = renter.now();
+        // the lease ended when the exchange says (a notice's effective time, a machine's heartbeat deadline), which
+        // the job may hear a tick later
+        final long endMs = renter.tagLease(leaseId, record).endMs;
+        if (endMs >= 0)
+        {
+            r.endsAtMs = Math.min(r.endsAtMs, endMs);
+        }
         accrue(now);
         stop(r, now);
         if (running.isEmpty())
@@ -317,29 +330,56 @@ final class Job
     {
         running.remove(r.leaseId);
         final LeaseRecord lease = renter.tagLease(r.leaseId, record);
+        final long end = Math.min(now, r.endsAtMs);
         final long broken = fleet().brokenSince(r.machineId);
-        final long workedUntil = broken >= 0 && broken < now ? Math.max(broken, r.startMs) : now;
-        final long dead = (long)r.gpus * (now - workedUntil);
+        final long workedUntil = broken >= 0 && broken < end ? Math.max(broken, r.startMs) : end;
+        final long dead = (long)r.gpus * (end - workedUntil);
         final long lost = Math.min(Math.min(progressGpuMs, r.workedGpuMs), r.gpus * sinceCheckpoint(r, workedUntil));
+        final long restart = r.restartGpuMs(workedUntil);
         progressGpuMs -= lost;
         record.lostGpuMs += lost;
         record.deadGpuMs += dead;
+        record.restartGpuMs += restart;
         lease.lostGpuMs += lost;
         lease.deadGpuMs += dead;
+        lease.restartGpuMs += restart;
         lease.usefulGpuMs += r.workedGpuMs - lost;
     }
 
+    /** The next look at the job's progress: when its working GPUs would finish it, or a lease's restart ends. */
     private void scheduleCompletion()
     {
         final long generation = ++completionGeneration;
-        final int workingGpus = workingGpus();
-        if (workingGpus <= 0 || finished)
+        if (finished)
         {
             return;
         }
-        final long remaining = (long)record.gpus * record.workMs - progressGpuMs;
-        final long delay = Math.max(1, (remaining + workingGpus - 1) / workingGpus);
-        renter.access().schedule(delay, () -> onCompletionTimer(generation));
+        final long now = renter.now();
+        int workingGpus = 0;
+        long delay = Long.MAX_VALUE;
+        for (final Running r : running.values())
+        {
+            if (fleet().brokenSince(r.machineId) < 0 && r.endsAtMs > now)
+            {
+                if (r.workFromMs > now)
+                {
+                    delay = Math.min(delay, r.workFromMs - now);
+                }
+                else
+                {
+                    workingGpus += r.gpus;
+                }
+            }
+        }
+        if (workingGpus > 0)
+        {
+            final long remaining = (long)record.gpus * record.workMs - progressGpuMs;
+            delay = Math.min(delay, (remaining + workingGpus - 1) / workingGpus);
+        }
+        if (delay != Long.MAX_VALUE)
+        {
+            renter.access().schedule(Math.max(1, delay), () -> onCompletionTimer(generation));
+        }
     }
 
     private void onCompletionTimer(final long generation)
@@ -380,7 +420,12 @@ final class Job
         {
             final long over = Math.min(excess, r.workedGpuMs);
             excess -= over;
-            renter.tagLease(r.leaseId, record).usefulGpuMs += r.workedGpuMs - over;
+            final LeaseRecord lease = renter.tagLease(r.leaseId, record);
+            lease.usefulGpuMs += r.workedGpuMs - over;
+            final long broken = fleet().brokenSince(r.machineId);
+            final long restart = r.restartGpuMs(broken >= 0 && broken < now ? broken : now);
+            lease.restartGpuMs += restart;
+            record.restartGpuMs += restart;
         }
         running.clear();
         renter.retire(request);

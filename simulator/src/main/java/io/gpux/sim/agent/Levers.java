@@ -18,23 +18,31 @@ package io.gpux.sim.agent;
  * @param handOverOnNotice  whether renters' jobs, on a preemption notice, checkpoint and release the lease at once
  *                          (as {@code gpux run} does once its workload has exited), handing the GPUs to the
  *                          preempting bid, instead of working on through the grace period.
+ * @param restartMs         not a lever but a cost the levers pay: every lease a renter's job starts on (its first,
+ *                          a replacement after a preemption, a move) spends this long restarting (loading the
+ *                          job and its checkpoint) before it works (0: a job works from its lease's first
+ *                          millisecond).
  */
 public record Levers(long calmAfterNoticeMs, boolean clearingOwners, double nightBatch, int moveSavingBps, long moveEveryMs,
-    boolean handOverOnNotice)
+    boolean handOverOnNotice, long restartMs)
 {
     /** How often a job that moves looks for cheaper GPUs, by default. */
     public static final long MOVE_EVERY_MS = 30 * AgentParameters.MINUTE;
     /** How often clearing owners re-price. */
     public static final long CLEARING_EVERY_MS = 5 * AgentParameters.MINUTE;
-    /** None of the levers: renters re-bid and may preempt at once, owners review their markup, no night batch. */
-    public static final Levers NONE = new Levers(0, false, 0, 0, MOVE_EVERY_MS, false);
+    /**
+     * None of the levers: renters re-bid and may preempt at once, owners review their markup, no night batch; no restart
+     * time.
+     */
+    public static final Levers NONE = new Levers(0, false, 0, 0, MOVE_EVERY_MS, false, 0);
 
     public Levers
     {
-        if (calmAfterNoticeMs < 0 || nightBatch < 0 || moveSavingBps < 0 || moveSavingBps >= 10_000 || moveEveryMs <= 0)
+        if (calmAfterNoticeMs < 0 || nightBatch < 0 || moveSavingBps < 0 || moveSavingBps >= 10_000 || moveEveryMs <= 0
+            || restartMs < 0)
         {
-            throw new IllegalArgumentException("the calm period and the night batch share must not be negative, the move's "
-                + "saving 0 to 9999 basis points, its period positive");
+            throw new IllegalArgumentException("the calm period, the night batch share and the restart time must not be "
+                + "negative, the move's saving 0 to 9999 basis points, its period positive");
         }
     }
 }

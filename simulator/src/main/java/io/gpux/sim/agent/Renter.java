@@ -264,6 +264,7 @@ public final class Renter extends Agent
         final String region, final long minReliabilityPpm, final long bid)
     {
         final JobRecord record = new JobRecord(jobIdBase + (++jobCount), name, c.symbol(), gpus, gang, value, access.now(), work);
+        record.restartMs = params.levers().restartMs();
         records.jobs.add(record);
         final Job job = new Job(this, record, new SpotRequest.Constraints(gang, region, minReliabilityPpm, 0), bid);
         jobs.add(job);

@@ -146,6 +146,8 @@ public final class Analysis
     public double lostGpuHours;
     /** GPU-hours leased on machines that had broken, before the exchange ended the lease. */
     public double deadGpuHours;
+    /** GPU-hours leased while jobs restarted on new leases, before they worked. */
+    public double restartGpuHours;
     public double savedGpuHours;
     public long machineFailures;
     public long machineOfflineWithoutFailure;
@@ -430,6 +432,7 @@ public final class Analysis
             leasesStarted++;
             lostGpuHours += l.lostGpuMs / 3_600_000.0;
             deadGpuHours += l.deadGpuMs / 3_600_000.0;
+            restartGpuHours += l.restartGpuMs / 3_600_000.0;
             savedGpuHours += l.savedGpuMs / 3_600_000.0;
             if (l.noticeMs >= 0)
             {
@@ -532,10 +535,10 @@ public final class Analysis
             }
             else
             {
-                bounds.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), (double)j.gpus * j.workMs / 3_600_000.0, j.gpus, j.gang,
-                    j.value);
-                planners.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), (double)j.gpus * j.workMs / 3_600_000.0, j.gpus,
-                    j.gang, j.value);
+                final double gpuHours = JobRecord.boundGpuHours(j.gpus, j.workMs, j.restartMs);
+                final double value = JobRecord.boundValue(j.value, j.workMs, j.restartMs);
+                bounds.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), gpuHours, j.gpus, j.gang, value);
+                planners.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), gpuHours, j.gpus, j.gang, value);
             }
         }
         for (final LeaseRecord l : ownerLeases.values())

@@ -21,10 +21,10 @@ import org.apache.commons.csv.CSVPrinter;
 public final class Export
 {
     public static final String[] JOB_HEADER = {"jobId", "renter", "market", "gpus", "gang", "value", "arrivalMs", "workMs",
-        "firstLeaseMs", "endMs", "outcome", "doneGpuMs", "lostGpuMs", "deadGpuMs", "savedGpuMs"};
+        "firstLeaseMs", "endMs", "outcome", "doneGpuMs", "lostGpuMs", "deadGpuMs", "savedGpuMs", "restartGpuMs", "restartMs"};
     public static final String[] LEASE_HEADER = {"leaseId", "side", "market", "machineId", "gpus", "priceTicks", "startMs",
         "endMs", "noticeMs", "releaseMs", "noticeReason", "endReason", "jobId", "value", "usefulGpuMs", "lostGpuMs", "deadGpuMs",
-        "savedGpuMs"};
+        "savedGpuMs", "restartGpuMs"};
     public static final String[] MACHINE_HEADER = {"machineId", "name", "owner", "market", "gpus", "region", "cost", "online",
         "listed", "broken", "reclaimed"};
 
@@ -45,7 +45,8 @@ public final class Export
             for (final JobRecord j : a.jobList)
             {
                 p.printRecord(j.id, j.renter, j.market, j.gpus, j.gang, num(j.value), j.arrivalMs, j.workMs, j.firstLeaseMs,
-                    j.endMs, j.outcome, j.doneGpuMs, j.lostGpuMs, j.deadGpuMs, j.savedGpuMs);
+                    j.endMs, j.outcome, j.doneGpuMs, j.lostGpuMs, j.deadGpuMs, j.savedGpuMs,
+                    j.restartGpuMs, j.restartMs);
             }
         }
         try (CSVPrinter p = printer(dir.resolve("leases.csv"), LEASE_HEADER))
@@ -72,8 +73,8 @@ public final class Export
     private static void lease(final CSVPrinter p, final LeaseRecord l) throws IOException
     {
         p.printRecord(l.leaseId, l.renterSide ? "renter" : "owner", l.market, l.machineId, l.gpus, l.price, l.startMs, l.endMs,
-            l.noticeMs, l.releaseMs, l.noticeReason == null ? "" : l.noticeReason, l.endReason == null ? "" : l.endReason, l.jobId,
-            num(l.value), l.usefulGpuMs, l.lostGpuMs, l.deadGpuMs, l.savedGpuMs);
+            l.noticeMs, l.releaseMs, l.noticeReason == null ? "" : l.noticeReason, l.endReason == null ? "" : l.endReason,
+            l.jobId, num(l.value), l.usefulGpuMs, l.lostGpuMs, l.deadGpuMs, l.savedGpuMs, l.restartGpuMs);
     }
 
     private static String num(final double v)

@@ -35,6 +35,8 @@ public final class JobRecord
     public final long arrivalMs;
     /** Work needed per GPU, ms. */
     public final long workMs;
+    /** How long each lease of the job restarts it before it works, ms (0: none; see the bound's {@link #boundGpuHours}). */
+    public long restartMs;
     public long firstBidTicks;
     public long lastBidTicks;
     public int escalations;
@@ -45,6 +47,8 @@ public final class JobRecord
     public long lostGpuMs;
     /** GPU-ms its leases spent on broken machines before the exchange ended them. */
     public long deadGpuMs;
+    /** GPU-ms its leases spent restarting the job before it worked on them. */
+    public long restartGpuMs;
     public long savedGpuMs;
 
     public JobRecord(final long id, final String renter, final String market, final int gpus, final boolean gang,
@@ -69,11 +73,28 @@ public final class JobRecord
      */
     public long windowEndMs(final long closeMs)
     {
-        final long rule = arrivalMs + MAX_WAIT_MS + PATIENCE_MS + workMs;
+        final long rule = arrivalMs + MAX_WAIT_MS + PATIENCE_MS + restartMs + workMs;
         if (firstLeaseMs < 0)
         {
             return Math.min(closeMs, rule);
         }
         return Math.min(closeMs, Math.max(rule, endMs < 0 ? closeMs : endMs));
+    }
+
+    /**
+     * The GPU-hours the surplus bound gives the job: its work and one restart on each of its GPUs, which any
+     * allocation that serves it at all pays at least once ({@link #boundValue} is the value per GPU-hour that
+     * makes the whole of it worth the work). Serving part of it pays a restart pro rata there: a relaxation, so
+     * the bound stays an upper bound.
+     */
+    public static double boundGpuHours(final int gpus, final long workMs, final long restartMs)
+    {
+        return (double)gpus * (workMs + restartMs) / 3_600_000.0;
+    }
+
+    /** The value per GPU-hour of {@link #boundGpuHours}: the job's value, spread over its restart as well. */
+    public static double boundValue(final double value, final long workMs, final long restartMs)
+    {
+        return workMs + restartMs == 0 ? value : value * workMs / (workMs + restartMs);
     }
 }

@@ -32,6 +32,8 @@ public final class LeaseRecord
     public long lostGpuMs;
     /** Renter side: GPU-milliseconds on a machine that had broken, before the exchange ended the lease. */
     public long deadGpuMs;
+    /** Renter side: GPU-milliseconds the job spent restarting on the lease (loading its checkpoint) before it worked. */
+    public long restartGpuMs;
     /** Renter side: GPU-milliseconds of work the lease did that was kept (not lost, not beyond the job's need). */
     public long usefulGpuMs;
     /** Renter side: GPU-milliseconds of work saved by checkpointing on the notice. */

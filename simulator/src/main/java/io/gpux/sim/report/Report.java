@@ -135,6 +135,7 @@ public final class Report
         p.put("workLostGpuHours", r(a.lostGpuHours + a.deadGpuHours, 3));
         p.put("workLostSinceCheckpointGpuHours", r(a.lostGpuHours, 3));
         p.put("deadMachineGpuHours", r(a.deadGpuHours, 3));
+        p.put("restartGpuHours", r(a.restartGpuHours, 3));
         p.put("workSavedByNoticeGpuHours", r(a.savedGpuHours, 3));
         p.put("machineFailures", a.machineFailures);
         p.put("machineOfflineWithoutFailure", a.machineOfflineWithoutFailure);
@@ -349,6 +350,8 @@ public final class Report
         row(h, "work saved by checkpointing on notice", String.format(Locale.ROOT, "%,.1f GPU-hours", a.savedGpuHours));
         row(h, "work lost", String.format(Locale.ROOT, "%,.1f GPU-hours (%,.1f since the last checkpoint, %,.1f on broken "
             + "machines before the exchange noticed)", a.lostGpuHours + a.deadGpuHours, a.lostGpuHours, a.deadGpuHours));
+        row(h, "restarting (new leases before their jobs worked)",
+            String.format(Locale.ROOT, "%,.1f GPU-hours", a.restartGpuHours));
         row(h, "machine failures / owner reclaims", num(a.machineFailures) + " / " + num(a.reclaims));
         h.append("</table>\n<h2>Jobs</h2>\n<table>");
         row(h, "jobs", num(a.jobs));
@@ -409,6 +412,8 @@ public final class Report
         new String[] {"Work saved", "GPU-hours of work that a checkpoint taken on a notice kept from being lost."},
         new String[] {"Work lost", "GPU-hours of work since the last checkpoint, lost when a lease stopped working, plus the "
             + "GPU-hours leased on a broken machine before the exchange took it offline."},
+        new String[] {"Restarting", "With --restart-minutes, the GPU-hours of each new lease a job spends loading itself "
+            + "and its checkpoint before it works (its first lease, after a preemption, after a move): paid for, no work."},
         new String[] {"Notice check", "Every lease ended by anything but its renter or its expiry, on a machine that had not "
             + "broken, had a preemption notice the market's full grace period before its end."},
         new String[] {"Bid to lease", "Market time from a job's first bid to its first lease (p50 / p90 / p99: the 50th, 90th "
@@ -497,8 +502,9 @@ public final class Report
             : String.format(Locale.ROOT, "FAILED: %,d interruptions of working machines without the full %s notice (%,d noticed "
                 + "late, %,d heartbeats late)", a.noticeCheckFailures, duration(a.graceMs), a.noticeShort, a.offlineHeartbeatLapse));
         line(s, "work", String.format(Locale.ROOT, "%,.1f GPU-hours done; %,.1f saved by checkpoint on notice; %,.1f lost "
-            + "(%,.1f since checkpoints, %,.1f on broken machines)", a.workDoneGpuHours, a.savedGpuHours, a.lostGpuHours + a.deadGpuHours,
-            a.lostGpuHours, a.deadGpuHours));
+            + "(%,.1f since checkpoints, %,.1f on broken machines)%s", a.workDoneGpuHours, a.savedGpuHours,
+            a.lostGpuHours + a.deadGpuHours, a.lostGpuHours, a.deadGpuHours, a.restartGpuHours > 0
+                ? String.format(Locale.ROOT, "; %,.1f restarting on new leases", a.restartGpuHours) : ""));
         line(s, "jobs", String.format(Locale.ROOT, "%,d: %s", a.jobs, Labels.counts(a.jobOutcomes)));
         line(s, "bid to lease", String.format(Locale.ROOT, "p50 %s, p90 %s, p99 %s (market time)", duration(a.waitP50Ms),
             duration(a.waitP90Ms), duration(a.waitP99Ms)));

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpux.sim.DemoRun;
 import io.gpux.sim.RunOutcome;
 import io.gpux.sim.SimRun;
+import io.gpux.sim.agent.Levers;
+import io.gpux.sim.market.MarketRules;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,9 +19,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVRecord;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A short simulated market's jobs.csv, leases.csv and machines.csv give back, recomputed here from the
@@ -71,12 +74,15 @@ class ExportRecomputeTest
         return ((Number)m.get(key)).doubleValue();
     }
 
-    @Test
+    /** Without a restart time, and with 10 minutes of it on every lease (the bound then counts one per job). */
+    @ParameterizedTest
+    @ValueSource(longs = {0, 10})
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    void everyOverallFigureComesBackFromTheCsvFiles(@TempDir final Path dir) throws Exception
+    void everyOverallFigureComesBackFromTheCsvFiles(final long restartMinutes, @TempDir final Path dir) throws Exception
     {
+        final Levers levers = new Levers(0, false, 0, 0, Levers.MOVE_EVERY_MS, false, restartMinutes * 60_000L);
         final RunOutcome outcome = SimRun.run(new SimRun.Options(5, 60, 0.5, DemoRun.DEFAULT_FAILURE_ACCEL * 5,
-            DemoRun.DEFAULT_RECLAIMS_PER_DAY, DemoRun.DEFAULT_LOAD, dir), null);
+            DemoRun.DEFAULT_RECLAIMS_PER_DAY, DemoRun.DEFAULT_LOAD, dir, MarketRules.SIM, levers), null);
         @SuppressWarnings("unchecked")
         final Map<String, Object> json = (Map<String, Object>)Json.parse(Files.readString(dir.resolve("report.json")));
         @SuppressWarnings("unchecked")
@@ -129,14 +135,18 @@ class ExportRecomputeTest
                 // the job's window, from its columns: served by its give-up time, or as long as the market served it
                 final long arrival = Long.parseLong(j.get("arrivalMs"));
                 final long work = Long.parseLong(j.get("workMs"));
+                final long restart = Long.parseLong(j.get("restartMs"));
                 final long end = Long.parseLong(j.get("endMs"));
-                long until = arrival + JobRecord.MAX_WAIT_MS + JobRecord.PATIENCE_MS + work;
+                long until = arrival + JobRecord.MAX_WAIT_MS + JobRecord.PATIENCE_MS + restart + work;
                 if (Long.parseLong(j.get("firstLeaseMs")) >= 0)
                 {
                     until = Math.max(until, end < 0 ? close : end);
                 }
-                b.job(arrival, Math.min(close, until), gpus * work / HOUR, gpus, Boolean.parseBoolean(j.get("gang")), value);
-                planner.job(arrival, Math.min(close, until), gpus * work / HOUR, gpus, Boolean.parseBoolean(j.get("gang")), value);
+                // the work and one restart per GPU, the value spread over both (none without a restart time)
+                final double need = gpus * (work + restart) / HOUR;
+                final double worth = work + restart == 0 ? value : value * work / (work + restart);
+                b.job(arrival, Math.min(close, until), need, gpus, Boolean.parseBoolean(j.get("gang")), worth);
+                planner.job(arrival, Math.min(close, until), need, gpus, Boolean.parseBoolean(j.get("gang")), worth);
             }
         }
         double leased = 0;
@@ -145,6 +155,7 @@ class ExportRecomputeTest
         double useful = 0;
         double lost = 0;
         double dead = 0;
+        double restarting = 0;
         long noticeFailures = 0;
         for (final CSVRecord l : read(dir.resolve("leases.csv")))
         {
@@ -176,6 +187,7 @@ class ExportRecomputeTest
             }
             lost += Long.parseLong(l.get("lostGpuMs")) / HOUR;
             dead += Long.parseLong(l.get("deadGpuMs")) / HOUR;
+            restarting += Long.parseLong(l.get("restartGpuMs")) / HOUR;
             final String end = l.get("endReason");
             if (end.isEmpty() || "RELEASED".equals(end) || "EXPIRED".equals(end))
             {
@@ -225,6 +237,8 @@ class ExportRecomputeTest
         assertEquals(number(overall, "vwapPerGpuHour"), notional / leased, 1e-4);
         assertEquals(number(preemptions, "workLostSinceCheckpointGpuHours"), lost, 0.001);
         assertEquals(number(preemptions, "deadMachineGpuHours"), dead, 0.001);
+        assertEquals(number(preemptions, "restartGpuHours"), restarting, 0.001);
+        assertEquals(restartMinutes > 0, restarting > 0, "time spent restarting exactly when leases restart: " + restarting);
         assertEquals(((Number)preemptions.get("noticeCheckFailures")).longValue(), noticeFailures);
         assertEquals(noticeFailures == 0, outcome.ok(), "the checks fail exactly when the notice check does: " + outcome.checks());
     }
