@@ -34,10 +34,11 @@ declare -A flags=(
   [allr3]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --restart-minutes 3"
   [allhandr3]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --move-when-cheaper 1000 --hand-over-on-notice --restart-minutes 3"
   [allstayr3]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --hand-over-on-notice --restart-minutes 3"
+  [allstay2000r3]="--preempt-increment-bps 2000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --hand-over-on-notice --restart-minutes 3"
   [allfastr3]="--preempt-increment-bps 1000 --fragment-first --calm-after-notice 30 --clearing-owners --night-batch 1.0 --move-when-cheaper 200 --move-every 5 --hand-over-on-notice --restart-minutes 3"
   [allfast2r3]="--preempt-increment-bps 500 --fragment-first --calm-after-notice 0 --clearing-owners --night-batch 1.0 --move-when-cheaper 200 --move-every 5 --hand-over-on-notice --restart-minutes 3"
 )
-settings=${SETTINGS:-"base increment increment500 fragments calm clearing night night25 night100 all all2000 move allmove handover allhand allfast allfast2 baser3 allr3 allstayr3 allhandr3 allfastr3 allfast2r3"}
+settings=${SETTINGS:-"base increment increment500 fragments calm clearing night night25 night100 all all2000 move allmove handover allhand allfast allfast2 baser3 allr3 allstayr3 allstay2000r3 allhandr3 allfastr3 allfast2r3"}
 ./gpux sim --help > /dev/null
 printf '| setting | seed | efficiency | utilization: whole fleet | offered | interrupted | notice check | preempting fills | cascades |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for setting in $settings; do
