@@ -47,7 +47,8 @@ import io.gpux.proto.v1.TimeInForce;
  * preempts anyone and never rests in the book. When it fills, the new lease starts at once, the
  * listener's {@code onLeaseMoved} tells the job to checkpoint and carry on there, and the old lease is
  * released. The owner of the cheaper machine is paid its own ask; the renter pays less for the same GPUs;
- * and the dearer machine is free for a bid that values it more.
+ * and the dearer machine is free for a bid that values it more. The job restarts on the new GPUs, so a
+ * move pays only when the saving over the time the job has left is worth more than its restart.
  *
  * <p>{@link #close(boolean)} cancels its open bids and, if asked, releases its leases (also those that
  * a bid fills before its cancel lands), then stops listening.
