@@ -122,13 +122,18 @@ abstract class OwnerAgentHarness
      */
     String fakeNvidiaSmi() throws IOException
     {
+        final Path script = dir.resolve("nvidia-smi");
+        if (Files.exists(script))
+        {
+            // written once per test: rewriting it while another agent of the test runs it fails (text file busy)
+            return script.toString();
+        }
         final String[] idle = H200Fixtures.read("query-idle.csv").split("\n");
         Files.writeString(dir.resolve("discovery.csv"),
             idle[0] + "\n" + idle[1] + "\n" + idle[1].replace(H200Fixtures.UUID, UUID_2) + "\n");
         final String[] load = H200Fixtures.read("telemetry-load.csv").split("\n");
         Files.writeString(dir.resolve("telemetry.csv"),
             load[0] + "\n" + load[1] + "\n" + load[1].replace(H200Fixtures.UUID, UUID_2) + "\n");
-        final Path script = dir.resolve("nvidia-smi");
         Files.writeString(script, "#!/bin/sh\n"
             + "d='" + dir + "'\n"
             + "if [ -e \"$d/fail\" ]; then echo 'NVIDIA-SMI has failed because it could not communicate with the driver' >&2; exit 9; fi\n"
