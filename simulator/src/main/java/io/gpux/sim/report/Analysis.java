@@ -535,8 +535,8 @@ public final class Analysis
             }
             else
             {
-                final double gpuHours = JobRecord.boundGpuHours(j.gpus, j.workMs, j.restartMs);
-                final double value = JobRecord.boundValue(j.value, j.workMs, j.restartMs);
+                final double gpuHours = JobRecord.boundGpuHours(j.gpus, j.gang, j.workMs, j.restartMs);
+                final double value = JobRecord.boundValue(j.value, j.gpus, j.gang, j.workMs, j.restartMs);
                 bounds.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), gpuHours, j.gpus, j.gang, value);
                 planners.get(j.market).job(j.arrivalMs, j.windowEndMs(closeMs), gpuHours, j.gpus, j.gang, value);
             }

@@ -82,19 +82,31 @@ public final class JobRecord
     }
 
     /**
-     * The GPU-hours the surplus bound gives the job: its work and one restart on each of its GPUs, which any
-     * allocation that serves it at all pays at least once ({@link #boundValue} is the value per GPU-hour that
-     * makes the whole of it worth the work). Serving part of it pays a restart pro rata there: a relaxation, so
-     * the bound stays an upper bound.
+     * The restart GPU-ms the surplus bound gives the job: what any allocation that serves it at all pays at
+     * least, one restart on each of a gang's GPUs (they run at once) and on one GPU of a job that may spread
+     * (it may run on one GPU at a time).
      */
-    public static double boundGpuHours(final int gpus, final long workMs, final long restartMs)
+    public static long boundRestartGpuMs(final int gpus, final boolean gang, final long restartMs)
     {
-        return (double)gpus * (workMs + restartMs) / 3_600_000.0;
+        return (gang ? gpus : 1) * restartMs;
+    }
+
+    /**
+     * The GPU-hours the surplus bound gives the job: its work and {@link #boundRestartGpuMs}, at {@link #boundValue}
+     * per GPU-hour, so that the whole of it is worth the work. Serving a share of it pays that share of the restart:
+     * at most what a real allocation pays for the same share of the work, so the bound stays an upper bound.
+     */
+    public static double boundGpuHours(final int gpus, final boolean gang, final long workMs, final long restartMs)
+    {
+        return ((double)gpus * workMs + boundRestartGpuMs(gpus, gang, restartMs)) / 3_600_000.0;
     }
 
     /** The value per GPU-hour of {@link #boundGpuHours}: the job's value, spread over its restart as well. */
-    public static double boundValue(final double value, final long workMs, final long restartMs)
+    public static double boundValue(final double value, final int gpus, final boolean gang, final long workMs,
+        final long restartMs)
     {
-        return workMs + restartMs == 0 ? value : value * workMs / (workMs + restartMs);
+        final double work = (double)gpus * workMs;
+        final double all = work + boundRestartGpuMs(gpus, gang, restartMs);
+        return all == 0 ? value : value * work / all;
     }
 }

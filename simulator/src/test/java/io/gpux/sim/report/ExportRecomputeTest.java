@@ -142,11 +142,14 @@ class ExportRecomputeTest
                 {
                     until = Math.max(until, end < 0 ? close : end);
                 }
-                // the work and one restart per GPU, the value spread over both (none without a restart time)
-                final double need = gpus * (work + restart) / HOUR;
-                final double worth = work + restart == 0 ? value : value * work / (work + restart);
-                b.job(arrival, Math.min(close, until), need, gpus, Boolean.parseBoolean(j.get("gang")), worth);
-                planner.job(arrival, Math.min(close, until), need, gpus, Boolean.parseBoolean(j.get("gang")), worth);
+                // the work and the least restart any allocation pays (each of a gang's GPUs, one GPU of a job that
+                // may spread), the value spread over both (none without a restart time)
+                final boolean gang = Boolean.parseBoolean(j.get("gang"));
+                final double restartGpuMs = (gang ? gpus : 1) * (double)restart;
+                final double need = (gpus * (double)work + restartGpuMs) / HOUR;
+                final double worth = work == 0 && restartGpuMs == 0 ? value : value * gpus * work / (gpus * work + restartGpuMs);
+                b.job(arrival, Math.min(close, until), need, gpus, gang, worth);
+                planner.job(arrival, Math.min(close, until), need, gpus, gang, worth);
             }
         }
         double leased = 0;
