@@ -331,8 +331,7 @@ final class Job
         running.remove(r.leaseId);
         final LeaseRecord lease = renter.tagLease(r.leaseId, record);
         final long end = Math.min(now, r.endsAtMs);
-        final long broken = fleet().brokenSince(r.machineId);
-        final long workedUntil = broken >= 0 && broken < end ? Math.max(broken, r.startMs) : end;
+        final long workedUntil = workedUntil(r, end);
         final long dead = (long)r.gpus * (end - workedUntil);
         final long lost = Math.min(Math.min(progressGpuMs, r.workedGpuMs), r.gpus * sinceCheckpoint(r, workedUntil));
         final long restart = r.restartGpuMs(workedUntil);
@@ -344,6 +343,13 @@ final class Job
         lease.deadGpuMs += dead;
         lease.restartGpuMs += restart;
         lease.usefulGpuMs += r.workedGpuMs - lost;
+    }
+
+    /** Until when lease {@code r} could work, up to {@code end}: its machine's break, if that came first. */
+    private long workedUntil(final Running r, final long end)
+    {
+        final long broken = fleet().brokenSince(r.machineId);
+        return broken >= 0 && broken < end ? Math.max(broken, r.startMs) : end;
     }
 
     /** The next look at the job's progress: when its working GPUs would finish it, or a lease's restart ends. */
@@ -422,8 +428,7 @@ final class Job
             excess -= over;
             final LeaseRecord lease = renter.tagLease(r.leaseId, record);
             lease.usefulGpuMs += r.workedGpuMs - over;
-            final long broken = fleet().brokenSince(r.machineId);
-            final long restart = r.restartGpuMs(broken >= 0 && broken < now ? broken : now);
+            final long restart = r.restartGpuMs(workedUntil(r, Math.min(now, r.endsAtMs)));
             lease.restartGpuMs += restart;
             record.restartGpuMs += restart;
         }
