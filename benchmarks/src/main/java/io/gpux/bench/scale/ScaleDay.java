@@ -56,6 +56,10 @@ public final class ScaleDay implements Callable<Integer>
     @Option(names = "--compression", description = "the day lasts 24 h / this much market time (default ${DEFAULT-VALUE})")
     int compression = 96;
 
+    @Option(names = "--max-lease-seconds", description = "a lease bid asks for 5 s plus up to this many seconds of market " +
+        "time (default: half the day); shorter leases at more bids end more leases with as many live")
+    long maxLeaseSeconds;
+
     @Option(names = "--portfolio-queries", description = "portfolio queries a second of market time, each of a random " +
         "renter's account, run on the engine thread as the gateway runs them (default ${DEFAULT-VALUE})")
     int portfolioQueries;
@@ -81,9 +85,10 @@ public final class ScaleDay implements Callable<Integer>
     }
 
     /** What a run measured. */
-    record Result(long commands, long leasesStarted, long leasesEnded, long preemptions, long reclaimRequests,
-        long reclaimNotices, long released, double wallSeconds, long heapBytes, long snapshotBytes, long tickNs,
-        long tickCpuNs, long snapshotNs, long snapshotCpuNs, long snapshotCloseNs, double replayRestartSeconds, long replayedAfterPeriodicSnapshot,
+    record Result(long commands, long leasesStarted, long leasesEnded, long liveLeases, long preemptions,
+        long reclaimRequests, long reclaimNotices, long released, double wallSeconds, long heapBytes, long snapshotBytes,
+        long tickNs, long tickCpuNs, long snapshotNs, long snapshotCpuNs, long snapshotCloseNs, double replayRestartSeconds,
+        long replayedAfterPeriodicSnapshot,
         double restartSeconds, long replayedOnRestart, Histogram batchNs, Histogram batchCpuNs, long batchCpuMaxAt,
         Histogram queryNs, Histogram queryCpuNs, long queryCpuMaxAt)
     {
@@ -92,9 +97,10 @@ public final class ScaleDay implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (machines < 1 || renters < 1 || leases < 0 || compression < 1 || batch < 1)
+        if (machines < 1 || renters < 1 || leases < 0 || compression < 1 || batch < 1 || maxLeaseSeconds < 0)
         {
-            System.err.println("machines, renters, compression and batch must be positive, leases not negative");
+            System.err.println("machines, renters, compression and batch must be positive, leases and max-lease-seconds " +
+                "not negative");
             return 2;
         }
         final Path data = dir != null ? dir : Files.createTempDirectory("gpux-scale-day");
@@ -148,7 +154,7 @@ public final class ScaleDay implements Callable<Integer>
                 Thread.sleep(10);
             }
             final long heap = heapAfterGc();
-            final Result res = new Result(d.published, d.started, d.ended, d.preempted, d.reclaims, d.reclaimed,
+            final Result res = new Result(d.published, d.started, d.ended, d.leases.size(), d.preempted, d.reclaims, d.reclaimed,
                 d.releasedCount, d.wall, heap, snapshotBytes, crash.tickNs, crash.tickCpuNs, crash.snapshotNs,
                 crash.snapshotCpuNs, crash.snapshotCloseNs,
                 crash.seconds, crash.replayed, restartSeconds, replayedOnRestart, d.batchNs, d.batchCpuNs, d.batchCpuMaxAt,
@@ -176,8 +182,7 @@ public final class ScaleDay implements Callable<Integer>
             d.drain();
             final double leasesPerMs = (double)leases / dayMs;
             double leaseDebt = 0;
-            // leases long enough that the market runs near full, so that high bids preempt
-            final long maxLeaseMs = Math.max(2 * HEARTBEAT_MS, dayMs / 2);
+            final long maxLeaseMs = maxLeaseMs(dayMs);
             for (long t = 0; t < dayMs; t += 1_000)
             {
                 now[0] = START_MS + t;
@@ -206,6 +211,12 @@ public final class ScaleDay implements Callable<Integer>
             }
             d.wall = (System.nanoTime() - t0) / 1e9;
         }
+    }
+
+    /** By default leases long enough that the market runs near full, so that high bids preempt. */
+    private long maxLeaseMs(final long dayMs)
+    {
+        return maxLeaseSeconds > 0 ? maxLeaseSeconds * 1_000 : Math.max(2 * HEARTBEAT_MS, dayMs / 2);
     }
 
     /** A fifth of the machines each second: every machine every 5 s. */
@@ -334,14 +345,14 @@ public final class ScaleDay implements Callable<Integer>
 
     private void print(final Result r)
     {
-        System.out.printf("scale day: %,d machines x %d GPUs, %,d renters, %,d lease bids, day compressed %dx " +
-            "(%,d s of market time), batches of at most %d, seed %d%n", machines, GPUS_PER_MACHINE, renters, leases,
-            compression, DAY_MS / compression / 1_000, batch, seed);
+        System.out.printf("scale day: %,d machines x %d GPUs, %,d renters, %,d lease bids of 5 s + up to %,d s, day " +
+            "compressed %dx (%,d s of market time), batches of at most %d, seed %d%n", machines, GPUS_PER_MACHINE, renters,
+            leases, maxLeaseMs(DAY_MS / compression) / 1_000, compression, DAY_MS / compression / 1_000, batch, seed);
         System.out.printf("commands %,d in %.1f s (%,.0f commands/s)%n", r.commands, r.wallSeconds,
             r.commands / r.wallSeconds);
-        System.out.printf("leases started %,d, ended %,d (released %,d), preemption notices %,d, reclaims %,d " +
-            "(reclaim notices %,d)%n", r.leasesStarted, r.leasesEnded, r.released, r.preemptions, r.reclaimRequests,
-            r.reclaimNotices);
+        System.out.printf("leases started %,d, ended %,d (released %,d), live at the day's end %,d, preemption notices %,d, " +
+            "reclaims %,d (reclaim notices %,d)%n", r.leasesStarted, r.leasesEnded, r.released, r.liveLeases, r.preemptions,
+            r.reclaimRequests, r.reclaimNotices);
         if (portfolioQueries > 0)
         {
             System.out.printf("portfolio queries, each on the engine thread (us): %s (%,d queries)%n",
@@ -375,7 +386,9 @@ public final class ScaleDay implements Callable<Integer>
         f.put("cores", Runtime.getRuntime().availableProcessors());
         f.put("loadAverage", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         f.put("machines", machines).put("renters", renters).put("leases", leases).put("compression", compression)
+            .put("maxLeaseSeconds", maxLeaseMs(DAY_MS / compression) / 1_000)
             .put("portfolioQueriesPerSecond", portfolioQueries).put("batch", batch).put("seed", seed);
+        f.put("leasesStarted", r.leasesStarted).put("leasesEnded", r.leasesEnded).put("liveLeases", r.liveLeases);
         f.put("commands", r.commands).put("wallSeconds", r.wallSeconds).put("heapBytes", r.heapBytes)
             .put("snapshotBytes", r.snapshotBytes).put("plainTickBatchUs", r.tickNs / 1e3)
             .put("plainTickBatchCpuUs", r.tickCpuNs / 1e3).put("snapshotTickBatchUs", r.snapshotNs / 1e3)

@@ -11,11 +11,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ScaleDayTest
 {
-    private static ScaleDay.Result day(final Path dir, final int portfolioQueries)
+    private static ScaleDay.Result day(final Path dir, final int portfolioQueries, final String... more)
     {
         final ScaleDay day = new ScaleDay();
-        final int rc = new CommandLine(day).execute("--machines", "100", "--renters", "20", "--leases", "500",
-            "--compression", "2880", "--portfolio-queries", String.valueOf(portfolioQueries), "--dir", dir.toString());
+        final String[] args = {"--machines", "100", "--renters", "20", "--leases", "500",
+            "--compression", "2880", "--portfolio-queries", String.valueOf(portfolioQueries), "--dir", dir.toString()};
+        final String[] all = java.util.Arrays.copyOf(args, args.length + more.length);
+        System.arraycopy(more, 0, all, args.length, more.length);
+        final int rc = new CommandLine(day).execute(all);
         assertEquals(0, rc);
         return day.result;
     }
@@ -55,5 +58,18 @@ class ScaleDayTest
         assertEquals(r.leasesEnded(), again.leasesEnded());
         assertEquals(r.preemptions(), again.preemptions());
         assertEquals(r.snapshotBytes(), again.snapshotBytes());
+        assertEquals(r.liveLeases(), again.liveLeases());
+        assertEquals(r.leasesStarted() - r.leasesEnded(), r.liveLeases(), r.toString());
+    }
+
+    @Test
+    void shorterLeasesEndMoreOfThemInTheSameDay(@TempDir final Path a, @TempDir final Path b)
+    {
+        // the tiny day is 30 s of market time: by default a lease asks for 5 s plus up to 15 s
+        final ScaleDay.Result plain = day(a, 0);
+        final ScaleDay.Result shorter = day(b, 0, "--max-lease-seconds", "2");
+        assertEquals(2, new CommandLine(new ScaleDay()).execute("--max-lease-seconds", "-1"), "a negative maximum is refused");
+        assertTrue(shorter.leasesEnded() > plain.leasesEnded(), plain + " / " + shorter);
+        assertEquals(shorter.leasesStarted() - shorter.leasesEnded(), shorter.liveLeases(), shorter.toString());
     }
 }
