@@ -78,6 +78,7 @@ final class Answers
         {
             timer.start();
         }
+        p.returned();
         sessions.encoded(p);
         if (timer != null)
         {

@@ -251,6 +251,11 @@ final class SessionTable
                 {
                     buf.release();
                 }
+                else if (!s.closed)
+                {
+                    // an encoded answer written straight to the connection this cycle
+                    s.channel.flush();
+                }
                 continue;
             }
             if (!s.channel.isWritable())
@@ -355,6 +360,7 @@ final class SessionTable
         final ArrayDeque<Object> behind = held.get(s.id);
         if (behind == null || s.closed)
         {
+            p.drop();
             return 0;
         }
         return writeHeld(s, behind, false);
@@ -383,18 +389,12 @@ final class SessionTable
             final ByteBuf out;
             if (first instanceof PortfolioEncoder.Pending p)
             {
-                final byte[] frame = p.frame() != null ? p.frame() : encodeRest ? p.encode() : null;
-                if (frame == null)
+                if (!p.isReturned() && !encodeRest)
                 {
                     break;
                 }
                 behind.pollFirst();
-                out = outgoingPastHolds(s);
-                if (out != null)
-                {
-                    Frames.write(frame, out);
-                }
-                bytes += frame.length;
+                bytes += writeAnswer(s, p);
             }
             else
             {
@@ -414,6 +414,50 @@ final class SessionTable
         return bytes;
     }
 
+    /**
+     * Writes an answer the encoder framed straight to the connection, after what the session was sent this cycle (the
+     * frame is neither copied nor grown here); into the buffer behind a resend if the session resends; encoded here if
+     * the encoder has not handed it back (or could not frame it).
+     *
+     * @return the answer's bytes.
+     */
+    private int writeAnswer(final Session s, final PortfolioEncoder.Pending p)
+    {
+        final ByteBuf frame = p.takeFrame();
+        if (frame == null)
+        {
+            final byte[] bytes = p.encodeHere();
+            final ByteBuf out = outgoingPastHolds(s);
+            if (out != null)
+            {
+                Frames.write(bytes, out);
+            }
+            return bytes.length;
+        }
+        final int bytes = frame.readableBytes();
+        final ResendCursor resend = s.live || s.closed ? null : resends.of(s.id);
+        if (s.closed || resend != null)
+        {
+            if (resend != null)
+            {
+                resend.held().writeBytes(frame);
+            }
+            frame.release();
+            return bytes;
+        }
+        final ByteBuf before = outgoing.remove(s.id);
+        if (before != null)
+        {
+            s.channel.write(before, s.channel.voidPromise());
+        }
+        else
+        {
+            touched.add(s);
+        }
+        s.channel.write(frame, s.channel.voidPromise());
+        return bytes;
+    }
+
     private void releaseHeld(final long sessionId)
     {
         final ArrayDeque<Object> behind = held.remove(sessionId);
@@ -430,6 +474,10 @@ final class SessionTable
             if (o instanceof ByteBuf buf)
             {
                 buf.release();
+            }
+            else if (o instanceof PortfolioEncoder.Pending p)
+            {
+                p.drop();
             }
         }
     }

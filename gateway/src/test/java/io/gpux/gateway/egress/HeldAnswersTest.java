@@ -6,7 +6,9 @@ import io.gpux.gateway.session.SessionRegistry;
 import io.gpux.proto.v1.Envelope;
 import io.gpux.proto.v1.Heartbeat;
 import io.gpux.proto.v1.SessionErrorCode;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
 
@@ -15,22 +17,26 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What a session is sent while one of its portfolio answers is encoded off the egress's thread waits behind the
- * answer, and leaves after it, in order; an answer encoded out of turn waits for those before it; a session that
- * goes lets go of what it held; a revoked key's session gets its answers, encoded or not, before its close.
+ * answer, and leaves after it, in order; an answer encoded out of turn waits for those before it; the encoder's frame
+ * is written as it is; a session that goes lets go of what it held and of its answer's frame; a revoked key's session
+ * gets its answers, encoded or not, before its close.
  */
 class HeldAnswersTest
 {
     private final SessionTable sessions = new SessionTable(new Resends(new Egress.ResendLimits(4, 4, 1 << 20)), line -> { });
     private final EmbeddedChannel channel = new EmbeddedChannel();
+    private final RecordingAllocator allocator = new RecordingAllocator();
     private final Session session = new Session(1, channel, 7, "a", 0, false, 70);
     private long requestIds;
 
     HeldAnswersTest()
     {
+        channel.config().setAllocator(allocator);
         session.live = true;
         sessions.attach(session);
     }
@@ -38,15 +44,11 @@ class HeldAnswersTest
     @Test
     void whatTheSessionIsSentWhileItsAnswerIsEncodedLeavesAfterIt()
     {
-        sessions.send(session, marker(1));
-        final PortfolioEncoder.Pending p = answer();
-        sessions.hold(session, p);
-        sessions.send(session, marker(2));
+        final PortfolioEncoder.Pending p = heldBetweenMarkers();
         sessions.flush();
         assertEquals(List.of("marker 1"), written(), "only what came before the answer leaves while it is encoded");
 
-        p.encoded(p.encode());
-        sessions.encoded(p);
+        handBack(p);
         sessions.send(session, marker(3));
         sessions.flush();
         assertEquals(List.of("portfolio " + p.answer.requestId(), "marker 2", "marker 3"), written());
@@ -63,13 +65,11 @@ class HeldAnswersTest
         sessions.hold(session, second);
         sessions.send(session, marker(2));
 
-        second.encoded(second.encode());
-        sessions.encoded(second);
+        handBack(second);
         sessions.flush();
         assertEquals(List.of(), written());
 
-        first.encoded(first.encode());
-        sessions.encoded(first);
+        handBack(first);
         sessions.flush();
         assertEquals(List.of("portfolio " + first.answer.requestId(), "marker 1", "portfolio " + second.answer.requestId(),
             "marker 2"), written());
@@ -85,10 +85,106 @@ class HeldAnswersTest
         sessions.detach(session);
         assertEquals(0, behind.refCnt(), "the buffer held behind the answer is released");
 
-        p.encoded(p.encode());
+        p.encodeFrame(line -> { });
+        final ByteBuf frame = allocator.last();
+        p.returned();
         assertEquals(0, sessions.encoded(p));
+        assertEquals(0, frame.refCnt(), "the dropped answer's frame is released");
         sessions.flush();
         assertEquals(List.of(), written());
+    }
+
+    @Test
+    void anEncodedAnswerLeavesInTheBufferTheEncoderFramedItIn()
+    {
+        final PortfolioEncoder.Pending p = heldBetweenMarkers();
+        final ByteBuf frame = handBack(p);
+        sessions.flush();
+        channel.runPendingTasks();
+        final List<ByteBuf> out = new ArrayList<>();
+        for (final Object m : channel.outboundMessages())
+        {
+            out.add((ByteBuf)m);
+        }
+        assertEquals(3, out.size(), "what came before, the answer's frame, what waited behind it");
+        assertSame(frame, out.get(1), "the frame is written as it is, not copied");
+        assertEquals(List.of("marker 1", "portfolio " + p.answer.requestId(), "marker 2"), written());
+        assertEquals(0, frame.refCnt());
+    }
+
+    @Test
+    void aFrameHandedBackAfterTheEgressEncodedTheAnswerItselfIsReleased()
+    {
+        final SessionRegistry registry = new SessionRegistry(10, 10);
+        registry.register(session, key -> true);
+        final PortfolioEncoder.Pending p = answer();
+        sessions.hold(session, p);
+        registry.revokeKey(session.keyId, () -> { });
+        // the encoder frames it, but the revoke's close comes before it is handed back: encoded again for the close
+        p.encodeFrame(line -> { });
+        final ByteBuf frame = allocator.last();
+        sessions.closeRevoked(session.keyId);
+        assertEquals(List.of("portfolio " + p.answer.requestId(), "session error " + SessionErrorCode.KEY_REVOKED), written());
+        assertEquals(1, frame.refCnt());
+        p.returned();
+        assertEquals(0, sessions.encoded(p));
+        assertEquals(0, frame.refCnt(), "the late frame is released, not written");
+        assertEquals(List.of(), written());
+    }
+
+    /** Marker 1, then an answer held for the encoder, then marker 2 behind it. */
+    private PortfolioEncoder.Pending heldBetweenMarkers()
+    {
+        sessions.send(session, marker(1));
+        final PortfolioEncoder.Pending p = answer();
+        sessions.hold(session, p);
+        sessions.send(session, marker(2));
+        return p;
+    }
+
+    /** The encoder frames the answer and hands it back; returns the frame's buffer. */
+    private ByteBuf handBack(final PortfolioEncoder.Pending p)
+    {
+        p.encodeFrame(line -> { });
+        final ByteBuf frame = allocator.last();
+        p.returned();
+        sessions.encoded(p);
+        return frame;
+    }
+
+    /** Direct buffers as Netty's unpooled allocator makes them, the last one kept for the test to look at. */
+    private static final class RecordingAllocator extends AbstractByteBufAllocator
+    {
+        private ByteBuf last;
+
+        RecordingAllocator()
+        {
+            super(true);
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(final int initialCapacity, final int maxCapacity)
+        {
+            return UnpooledByteBufAllocator.DEFAULT.heapBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(final int initialCapacity, final int maxCapacity)
+        {
+            last = UnpooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
+            return last;
+        }
+
+        @Override
+        public boolean isDirectBufferPooled()
+        {
+            return false;
+        }
+
+        ByteBuf last()
+        {
+            return last;
+        }
     }
 
     @Test
