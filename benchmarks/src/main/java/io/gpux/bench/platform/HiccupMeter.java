@@ -2,6 +2,8 @@ package io.gpux.bench.platform;
 
 import io.gpux.bench.ResultFile;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
@@ -25,6 +27,11 @@ import java.util.concurrent.Callable;
  * A round trip through the exchange crosses at least two spinning threads (the client's and the
  * exchange's), so its tail sits at least this high, whatever the software.
  *
+ * <p>With {@code --cpu-time} it also reads the thread's CPU time at every turn and says how much of each gap of 1 ms
+ * or more the system charged to the thread as CPU time it ran: on a virtual machine whose host does not report the
+ * time it takes (no steal time) such a gap is counted as the thread's own CPU time, so a unit of work timed by the
+ * thread's CPU time can read a millisecond it never ran.
+ *
  * <p>Like jHiccup, but spinning rather than sleeping: a sleeping probe measures the wake-up path, which
  * the exchange's hot loops do not take.
  */
@@ -45,6 +52,11 @@ public final class HiccupMeter implements Callable<Integer>
     @Option(names = "--warmup", description = "seconds of spinning before measuring, for the JIT (default ${DEFAULT-VALUE})")
     int warmup = 1;
 
+    @Option(names = "--cpu-time", description = "also read the thread's CPU time at every turn of the loop (each " +
+        "turn is then slower: gaps count from 10 us) and say how much of each gap of 1 ms or more the thread was charged as its own CPU time: " +
+        "time it never ran its code, which the system still counts as the thread's")
+    boolean cpuTime;
+
     @Option(names = "--threshold-ns", description = "shorter gaps count as running: the loop's own iteration " +
         "(default ${DEFAULT-VALUE})")
     long thresholdNs = 1_000;
@@ -57,18 +69,35 @@ public final class HiccupMeter implements Callable<Integer>
     /** One spinning thread's gaps. */
     static final class Probe implements Runnable
     {
+        static final long LONG_GAP_NS = 1_000_000;
+        static final long CPU_TIME_TURN_NS = 10_000;
         final Histogram gaps = new Histogram(3_600_000_000_000L, 3);
         private final long thresholdNs;
         private final long warmupNs;
         private final long measureNs;
+        private final boolean cpuTime;
         long elapsedNs;
         long lostNs;
+        /** With the CPU time read: the gaps of 1 ms or more, their length, and what the thread was charged in them. */
+        long longGaps;
+        long longGapNs;
+        long longGapCpuNs;
+        /** Of those gaps, the ones charged at least 90 % as the thread's own CPU time. */
+        long longGapsCharged;
+        long longestChargedNs;
 
         Probe(final long thresholdNs, final long warmupNs, final long measureNs)
         {
-            this.thresholdNs = thresholdNs;
+            this(thresholdNs, warmupNs, measureNs, false);
+        }
+
+        Probe(final long thresholdNs, final long warmupNs, final long measureNs, final boolean cpuTime)
+        {
+            // reading the CPU time makes each turn of the loop a system call: a turn under 10 us counts as running
+            this.thresholdNs = cpuTime ? Math.max(thresholdNs, CPU_TIME_TURN_NS) : thresholdNs;
             this.warmupNs = warmupNs;
             this.measureNs = measureNs;
+            this.cpuTime = cpuTime;
         }
 
         @Override
@@ -82,6 +111,11 @@ public final class HiccupMeter implements Callable<Integer>
 
         private void spin(final long until, final boolean record)
         {
+            if (cpuTime)
+            {
+                spinReadingCpuTime(until, record);
+                return;
+            }
             long last = System.nanoTime();
             while (last < until)
             {
@@ -95,18 +129,55 @@ public final class HiccupMeter implements Callable<Integer>
                 last = now;
             }
         }
+
+        private void spinReadingCpuTime(final long until, final boolean record)
+        {
+            final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            long last = System.nanoTime();
+            long lastCpu = mx.getCurrentThreadCpuTime();
+            while (last < until)
+            {
+                final long now = System.nanoTime();
+                final long cpu = mx.getCurrentThreadCpuTime();
+                final long gap = now - last;
+                if (gap >= thresholdNs && record)
+                {
+                    gaps.recordValue(gap);
+                    lostNs += gap;
+                    if (gap >= LONG_GAP_NS)
+                    {
+                        charged(gap, cpu - lastCpu);
+                    }
+                }
+                last = now;
+                lastCpu = cpu;
+            }
+        }
+
+        void charged(final long gapNs, final long cpuNs)
+        {
+            longGaps++;
+            longGapNs += gapNs;
+            longGapCpuNs += cpuNs;
+            if (cpuNs * 10 >= gapNs * 9)
+            {
+                longGapsCharged++;
+                longestChargedNs = Math.max(longestChargedNs, gapNs);
+            }
+        }
     }
 
     @Override
     public Integer call() throws Exception
     {
         System.out.printf("hiccups: %d spinning thread(s) on %d CPU(s), %d s warm-up + %d s measured, gaps from %,d ns%n",
-            threads, Runtime.getRuntime().availableProcessors(), warmup, seconds, thresholdNs);
+            threads, Runtime.getRuntime().availableProcessors(), warmup, seconds,
+            cpuTime ? Math.max(thresholdNs, Probe.CPU_TIME_TURN_NS) : thresholdNs);
         final List<Probe> probes = new ArrayList<>();
         final List<Thread> running = new ArrayList<>();
         for (int i = 0; i < threads; i++)
         {
-            final Probe p = new Probe(thresholdNs, warmup * 1_000_000_000L, seconds * 1_000_000_000L);
+            final Probe p = new Probe(thresholdNs, warmup * 1_000_000_000L, seconds * 1_000_000_000L, cpuTime);
             final Thread t = new Thread(p, "hiccup-" + i);
             probes.add(p);
             running.add(t);
@@ -135,7 +206,18 @@ public final class HiccupMeter implements Callable<Integer>
             System.out.printf("thread %d: an event arriving at a random moment waits, us (%,d measured gaps): p50 %.1f  " +
                 "p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f%n", i, p.gaps.getTotalCount(), w[0], w[1], w[2],
                 w[3], w[4], p.gaps.getMaxValue() / 1e3);
+            if (cpuTime)
+            {
+                System.out.printf("thread %d: gaps of 1 ms or more: %d, %.1f ms in all, %.1f ms of it counted as the thread's " +
+                    "CPU time; %d of them counted at least 90 %% as its CPU time, the longest %.2f ms%n", i, p.longGaps,
+                    p.longGapNs / 1e6, p.longGapCpuNs / 1e6, p.longGapsCharged, p.longestChargedNs / 1e6);
+            }
             final ObjectNode t = threadFigures.addObject();
+            if (cpuTime)
+            {
+                t.put("gaps1ms", p.longGaps).put("gaps1msMs", p.longGapNs / 1e6).put("gaps1msCpuMs", p.longGapCpuNs / 1e6)
+                    .put("gaps1msChargedAsCpu", p.longGapsCharged).put("longestChargedMs", p.longestChargedNs / 1e6);
+            }
             t.put("thread", i);
             t.put("lostPercent", 100.0 * p.lostNs / p.elapsedNs);
             t.put("gaps10usPerSecond", atLeast(p.gaps, 10_000) / s);

@@ -56,6 +56,30 @@ class HiccupMeterTest
     }
 
     @Test
+    void aLongGapIsChargedAsCpuTimeOnlyWhenNearlyAllOfItIs()
+    {
+        final HiccupMeter.Probe probe = new HiccupMeter.Probe(1_000, 0, 0, true);
+        probe.charged(2_000_000, 1_950_000);
+        probe.charged(3_000_000, 10_000);
+        probe.charged(1_500_000, 1_350_000);
+        assertEquals(3, probe.longGaps);
+        assertEquals(6_500_000, probe.longGapNs);
+        assertEquals(3_310_000, probe.longGapCpuNs);
+        assertEquals(2, probe.longGapsCharged, "90 % of the gap or more");
+        assertEquals(2_000_000, probe.longestChargedNs);
+    }
+
+    @Test
+    void aProbeReadingItsCpuTimeAccountsForItsGapsToo()
+    {
+        final HiccupMeter.Probe probe = new HiccupMeter.Probe(1_000, 0, 100_000_000L, true);
+        probe.run();
+        assertTrue(probe.elapsedNs >= 100_000_000L, "measured for its whole time");
+        assertTrue(probe.longGapNs <= probe.lostNs && probe.longGapsCharged <= probe.longGaps, "long gaps are gaps");
+        assertTrue(probe.longGaps <= HiccupMeter.atLeast(probe.gaps, HiccupMeter.Probe.LONG_GAP_NS), "among the gaps recorded");
+    }
+
+    @Test
     void aProbeAccountsForTheTimeItDidNotRun()
     {
         final HiccupMeter.Probe probe = new HiccupMeter.Probe(1_000, 0, 100_000_000L);
