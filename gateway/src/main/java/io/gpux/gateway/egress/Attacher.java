@@ -179,16 +179,12 @@ final class Attacher
             return;
         }
         final Session s = c.session;
-        final ByteBuf out = sessions.outgoingNow(s);
         if (chunk != null)
         {
-            if (out != null)
-            {
-                out.writeBytes(chunk);
-            }
-            chunk.release();
+            // the reader's buffer goes out as it is, after what the session was sent before it
+            sessions.writeNow(s, chunk);
         }
-        if (out == null)
+        if (s.closed)
         {
             return;
         }
@@ -199,7 +195,7 @@ final class Attacher
         }
         if (c.caughtUp(accounts.lastSeq(s.accountId)))
         {
-            goLive(c, out);
+            goLive(c);
         }
     }
 
@@ -221,7 +217,7 @@ final class Attacher
     }
 
     /** The resend has sent the account's newest event: what waited behind it follows, and the session is live. */
-    private void goLive(final ResendCursor c, final ByteBuf out)
+    private void goLive(final ResendCursor c)
     {
         final Session s = c.session;
         if (!c.completeSent)
@@ -232,7 +228,9 @@ final class Attacher
         }
         if (c.held != null)
         {
-            out.writeBytes(c.held);
+            final ByteBuf held = c.held;
+            c.held = null;
+            sessions.writeNow(s, held);
         }
         resends.end(c);
         s.live = true;

@@ -253,7 +253,7 @@ final class SessionTable
                 }
                 else if (!s.closed)
                 {
-                    // an encoded answer written straight to the connection this cycle
+                    // frames handed to the connection as they were this cycle (writeNow)
                     s.channel.flush();
                 }
                 continue;
@@ -436,14 +436,28 @@ final class SessionTable
         }
         final int bytes = frame.readableBytes();
         final ResendCursor resend = s.live || s.closed ? null : resends.of(s.id);
-        if (s.closed || resend != null)
+        if (resend != null)
         {
-            if (resend != null)
-            {
-                resend.held().writeBytes(frame);
-            }
+            resend.held().writeBytes(frame);
             frame.release();
             return bytes;
+        }
+        writeNow(s, frame);
+        return bytes;
+    }
+
+    /**
+     * Hands frames made on another thread (an encoded answer, a resend's round) to the session's connection as they
+     * are, after what the session was sent this duty cycle, ahead of what it is sent next; flushed at the cycle's end.
+     * Neither copied nor grown here: a buffer of that size could take a fresh chunk of memory on this thread. The
+     * buffer is the connection's now, or released if the session is closed.
+     */
+    void writeNow(final Session s, final ByteBuf frames)
+    {
+        if (s.closed || !frames.isReadable())
+        {
+            frames.release();
+            return;
         }
         final ByteBuf before = outgoing.remove(s.id);
         if (before != null)
@@ -454,8 +468,7 @@ final class SessionTable
         {
             touched.add(s);
         }
-        s.channel.write(frame, s.channel.voidPromise());
-        return bytes;
+        s.channel.write(frames, s.channel.voidPromise());
     }
 
     private void releaseHeld(final long sessionId)

@@ -113,6 +113,28 @@ class HeldAnswersTest
     }
 
     @Test
+    void framesMadeElsewhereLeaveAsTheyAreBetweenWhatCameBeforeAndAfter()
+    {
+        sessions.send(session, marker(1));
+        final ByteBuf round = allocator.directBuffer(64);
+        Frames.write(marker(2), round);
+        sessions.writeNow(session, round);
+        sessions.send(session, marker(3));
+        sessions.flush();
+        channel.runPendingTasks();
+        assertSame(round, channel.outboundMessages().toArray()[1], "the buffer is written as it is, not copied");
+        assertEquals(List.of("marker 1", "marker 2", "marker 3"), written());
+
+        final ByteBuf late = allocator.directBuffer(64);
+        Frames.write(marker(4), late);
+        sessions.detach(session);
+        sessions.writeNow(session, late);
+        assertEquals(0, late.refCnt(), "a closed session's buffer is released");
+        sessions.flush();
+        assertEquals(List.of(), written());
+    }
+
+    @Test
     void aFrameHandedBackAfterTheEgressEncodedTheAnswerItselfIsReleased()
     {
         final SessionRegistry registry = new SessionRegistry(10, 10);
