@@ -53,8 +53,8 @@ public final class HiccupMeter implements Callable<Integer>
     int warmup = 1;
 
     @Option(names = "--cpu-time", description = "also read the thread's CPU time at every turn of the loop (each " +
-        "turn is then slower: gaps count from 10 us) and say how much of each gap of 1 ms or more the thread was charged as its own CPU time: " +
-        "time it never ran its code, which the system still counts as the thread's")
+        "turn is then slower: gaps count from 10 us) and say how much of each gap of 1 ms or more the thread was " +
+        "charged as its own CPU time: time it never ran its code, which the system still counts as the thread's")
     boolean cpuTime;
 
     @Option(names = "--threshold-ns", description = "shorter gaps count as running: the loop's own iteration " +

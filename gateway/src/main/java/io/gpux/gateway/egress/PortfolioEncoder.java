@@ -14,8 +14,8 @@ import java.util.function.Consumer;
  * microseconds to encode at the median and a millisecond or more at its tail. The core copied the account at a
  * point of the event stream ({@link PortfolioView#copy}); the egress holds the session's later output behind the
  * answer ({@link SessionTable#hold}) and hands the copy here; the encoded frame, in a buffer ready to be written,
- * comes back through {@link #drain} on the egress's thread, which writes it ahead of what was held. The session's frames leave in the
- * order they would have left had the egress encoded the answer itself.
+ * comes back through {@link #drain} on the egress's thread, which writes it ahead of what was held. The session's
+ * frames leave in the order they would have left had the egress encoded the answer itself.
  *
  * <p>One encoder thread, started with the egress, parked while there is nothing to encode (an unpark per
  * answer handed over wakes it). It takes {@link #CAPACITY} answers at most at once: past that the egress encodes
