@@ -40,6 +40,8 @@ final class ScaleDayDriver
     ScaleDayDriver(final int batch)
     {
         this.batch = batch;
+        // as the gateway does when the exchange starts: the first query loads no class on the engine thread
+        io.gpux.gateway.egress.PortfolioView.load();
     }
 
     /** A portfolio query as the gateway's: the account's orders, leases and machines copied on the engine thread. */
