@@ -75,7 +75,7 @@ fi
 grep -v '^{' "$out/run.txt" || true
 if [[ -n "$perf_pid" && -s "$out/faults.perf" ]]; then
   # one record per fault: its time, then its stack; the first frame named by the JIT's map or a library is kept
-  perf script -i "$out/faults.perf" -F time,addr,ip,sym 2>/dev/null | awk -v RS= -F'\n' '
+  perf script -i "$out/faults.perf" -F time,addr,ip,sym 2>/dev/null | awk -v RS= -F'\n' -v summary="$out/faults.txt" '
     {
       split($1, head, ":"); t = head[1] + 0
       if (first == "") first = t
@@ -84,17 +84,19 @@ if [[ -n "$perf_pid" && -s "$out/faults.perf" ]]; then
         f = $i; sub(/^[ \t]*[0-9a-f]+ /, "", f)
         if (f != "[unknown]" && f !~ /^Interpreter/ && f !~ /^StubRoutines/) { frame = f; break }
       }
-      w = int((t - first) * 500); count[w]++; top[w, frame]++; frames[w] = frames[w] SUBSEP frame; total++
+      w = int((t - first) * 500); count[w]++; top[w, frame]++; total++
     }
     END {
-      printf "page faults of the engine thread: %d over %.1f s\n", total, (t - first)
-      n = 0
-      for (w in count) { keys[n++] = w }
-      for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (count[keys[j]] > count[keys[i]]) { x = keys[i]; keys[i] = keys[j]; keys[j] = x }
-      for (i = 0; i < n && i < 8; i++) {
-        w = keys[i]; best = ""; bestn = 0
-        for (k in top) { split(k, kk, SUBSEP); if (kk[1] == w && top[k] > bestn) { bestn = top[k]; best = kk[2] } }
-        printf "  at %.3f s: %d faults in 2 ms, %d of them under %s\n", w / 500, count[w], bestn, substr(best, 1, 110)
+      printf "page faults of the engine thread: %d over %.1f s\n", total, (t - first) > summary
+      for (k in top) {
+        split(k, kk, SUBSEP)
+        if (top[k] > bestn[kk[1]]) { bestn[kk[1]] = top[k]; best[kk[1]] = kk[2] }
       }
-    }' | tee "$out/faults.txt"
+      # one line per 2 ms window, sorted by its faults below
+      for (w in count) {
+        printf "%d\t  at %.3f s: %d faults in 2 ms, %d of them under %s\n", count[w], w / 500, count[w], bestn[w],
+          substr(best[w], 1, 110)
+      }
+    }' | sort -rn | head -8 | cut -f2- >> "$out/faults.txt"
+  cat "$out/faults.txt"
 fi
